@@ -1,0 +1,3 @@
+"""cogit: git-backed, versioned memory for AI coding agents."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from cogit.entry import main
+
+raise SystemExit(main())

@@ -1,0 +1,103 @@
+"""The click CLI and its one error boundary.
+
+Exit codes: 0 ok; 1 expected failure (the message says what to do next);
+2 usage error; 3 internal error (a crash log is written). See README "Exit codes".
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+
+import click
+
+from cogit import __version__
+from cogit.errors import CogitError, ExitCode
+from cogit.paths import Home
+
+
+class Ctx:
+    def __init__(self, home: Home):
+        self.home = home
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--home", "home_dir", envvar="COGIT_HOME", type=click.Path(file_okay=False),
+              help="Memory home (default: $COGIT_HOME, else ~/.cogit).")
+@click.version_option(__version__, prog_name="cogit")
+@click.pass_context
+def cli(ctx: click.Context, home_dir: str | None) -> None:
+    """cogit: git-backed, versioned memory for AI coding agents.
+
+    Every change of memory is a commit with provenance; `cogit log`, `cogit diff`,
+    `cogit why` and `cogit revert` audit and undo them.
+    """
+    ctx.obj = Ctx(Home.resolve(home_dir))
+
+
+def emit_json(value) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def _register() -> None:
+    from cogit.cli import history, state  # noqa: F401  (commands register themselves)
+
+
+def main(args: list[str] | None = None) -> int:
+    _register()
+    try:
+        cli.main(args=args, prog_name="cogit", standalone_mode=False)
+        return ExitCode.OK
+    except CogitError as e:
+        click.echo(f"Error: {e.message}", err=True)
+        if e.hint:
+            click.echo(e.hint, err=True)
+        return e.exit_code
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.ClickException as e:
+        e.show()
+        return ExitCode.USAGE if isinstance(e, click.UsageError) else ExitCode.FAILURE
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return 130
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return ExitCode.OK
+    except Exception:
+        path = _crash_log(args)
+        click.echo(f"Error: cogit crashed (a bug). Details are in {path}; please report them.", err=True)
+        return ExitCode.INTERNAL
+
+
+def _crash_log(args) -> str:
+    import platform
+    import time
+
+    try:
+        home = Home.resolve()
+        home.logs.mkdir(parents=True, exist_ok=True)
+        path = home.crash_log
+    except Exception:
+        import tempfile
+
+        path = __import__("pathlib").Path(tempfile.gettempdir()) / "cogit-crash.log"
+    versions = []
+    for mod in ("dulwich", "ruamel.yaml", "jsonschema", "click"):
+        try:
+            from importlib.metadata import version
+
+            versions.append(f"{mod} {version(mod)}")
+        except Exception:
+            pass
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} cogit {__version__} python {platform.python_version()} ")
+        f.write(f"{platform.platform()} {', '.join(versions)}\nargs: {args!r}\n")
+        f.write(traceback.format_exc())
+    return str(path)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""Commands that create, read and change memory: init, status, show, add, focus, forget, edit, commit."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+
+import click
+
+from cogit.cli import cli, emit_json
+from cogit.errors import InvalidState, UsageError
+from cogit.store import memory
+from cogit.store.provenance import Provenance
+from cogit.store.schema import SECTIONS
+from cogit.store.state import ITEM_SECTIONS, section_name
+
+
+def _prov(event: str) -> Provenance:
+    return Provenance(event=event, source="cli", agent=os.environ.get("COGIT_AGENT", "human"),
+                      session=os.environ.get("COGIT_SESSION", "-"))
+
+
+def _report(result, nothing: str = "Nothing changed; no commit made.") -> None:
+    if result is None:
+        click.echo(nothing)
+        return
+    click.echo(f"[{result.sha[:10]}] {result.summary}")
+    for section, item in result.pruned:
+        click.echo(f"  pruned by cap: {section} {item.get('id')} {item.get('text', '')!r}")
+    if result.redacted:
+        click.echo(f"  redacted {result.redacted} secret(s) before storing")
+
+
+@cli.command()
+@click.pass_obj
+def init(obj) -> None:
+    """Create the memory home ($COGIT_HOME, default ~/.cogit) with default state.
+
+    A second `init` says so and changes nothing.
+    """
+    created, sha = memory.init(obj.home)
+    if created:
+        click.echo(f"Created memory in {obj.home.memory} [{sha[:10]}]")
+    else:
+        click.echo(f"Memory already exists in {obj.home.memory} [{sha[:10]}]; nothing changed.")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+def status(obj, as_json: bool) -> None:
+    """Where memory is, its head, item counts, hand edits waiting, the digest size."""
+    from cogit.store.status import status as get_status
+
+    info = get_status(obj.home)
+    if as_json:
+        emit_json(info)
+        return
+    click.echo(f"home:    {info['home']}")
+    click.echo(f"branch:  {info['branch']} at {info['head'][:10]}  ({info['commits']} commits)")
+    click.echo("items:   " + ", ".join(f"{k} {v}" for k, v in info["counts"].items()))
+    if info["digest"]:
+        d = info["digest"]
+        click.echo(f"digest:  {d['chars']} chars (~{d['tokens']} tokens) of {d['budget']}; cut: {d['cut'] or 'nothing'}")
+    if info["hand_edits"]:
+        click.echo("hand edits not committed: " + ", ".join(info["hand_edits"]) + " (run `cogit commit`)")
+    if info["sessions"]:
+        click.echo(f"sessions with unsaved records: {info['sessions']}")
+
+
+@cli.command()
+@click.argument("section", required=False)
+@click.option("--at", "at", metavar="REV", help="Show memory as it was at a revision.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object keyed by section.")
+@click.pass_obj
+def show(obj, section: str | None, at: str | None, as_json: bool) -> None:
+    """Show memory (all sections, or one), now or --at a revision."""
+    from cogit.cli.render import render_state, state_json
+
+    sections = [section_name(section)] if section else list(SECTIONS)
+    sha, state = memory.read(obj.home, at)
+    if as_json:
+        emit_json(state_json(state, sections))
+    else:
+        click.echo(render_state(state, sections, sha))
+
+
+@cli.command()
+@click.argument("kind", type=click.Choice(["learning", "heuristic", "avoidance"]))
+@click.argument("text")
+@click.option("--category", "-c", type=click.Choice(memory.CATEGORIES), help="For learnings (default insight).")
+@click.option("--context", help="For learnings: the situation that produced it.")
+@click.pass_obj
+def add(obj, kind: str, text: str, category: str | None, context: str | None) -> None:
+    """Add a learning, heuristic or avoidance (one commit).
+
+    \b
+    Example:
+      cogit add learning "Run the tests with python -m pytest -q" --category pattern
+    """
+    if category and kind != "learning":
+        raise UsageError("--category applies to learnings only")
+    section = kind + "s"
+    result = memory.write(obj.home, _prov(f"{kind}.add"), memory.add_item(section, text, category=category, context=context))
+    _report(result, nothing=f"That {kind} is already in memory; no commit made.")
+
+
+@cli.group()
+def focus() -> None:
+    """The current focus and its priorities."""
+
+
+@focus.command("set")
+@click.argument("text")
+@click.option("--priority", "-p", "priorities", multiple=True, help="A priority, in order (repeatable).")
+@click.pass_obj
+def focus_set(obj, text: str, priorities: tuple[str, ...]) -> None:
+    """Set the current focus (and, with -p, its priorities)."""
+    result = memory.write(obj.home, _prov("focus.set"), memory.set_focus(text, list(priorities) or None))
+    _report(result)
+
+
+@cli.command()
+@click.argument("item_id")
+@click.pass_obj
+def forget(obj, item_id: str) -> None:
+    """Remove an item by id (it stays in history; `cogit revert` brings it back)."""
+    _report(memory.write(obj.home, _prov("item.forget"), memory.forget(item_id)))
+
+
+@cli.command()
+@click.argument("section", required=False, default="learnings")
+@click.pass_obj
+def edit(obj, section: str) -> None:
+    """Open a section in $VISUAL/$EDITOR; the result is validated and committed as a hand edit.
+
+    An invalid edit is refused with file, line and field, and kept in a temp file.
+    """
+    sec = section_name(section)
+    _, _ = memory.read(obj.home)
+    current = (obj.home.memory / f"{sec}.yaml").read_bytes()
+    fd, tmp = tempfile.mkstemp(prefix=f"cogit-{sec}-", suffix=".yaml")
+    with os.fdopen(fd, "wb") as f:
+        f.write(current)
+    cmd = shlex.split(memory.editor_command()) + [tmp]
+    if subprocess.call(cmd, stdin=None) != 0:
+        raise UsageError(f"the editor ({cmd[0]}) failed; nothing changed", hint=f"Your text is kept in {tmp}.")
+    data = Path(tmp).read_bytes()
+    prov = Provenance(event="human.edit", source="human")
+    try:
+        result = memory.write(obj.home, prov, memory.replace_section(sec, data))
+    except InvalidState as e:
+        raise InvalidState(e.message.replace(f"{sec}.yaml", tmp, 1), hint=f"Your edit is kept in {tmp}; fix it and run `cogit edit {sec}` again.") from None
+    os.unlink(tmp)
+    _report(result)
+
+
+@cli.command("commit")
+@click.option("-m", "--message", "message_text", help="The commit's summary line.")
+@click.pass_obj
+def commit_cmd(obj, message_text: str | None) -> None:
+    """Validate and commit hand edits made in the memory repository's files."""
+    _report(memory.commit_hand_edits(obj.home, message_text), nothing="No hand edits to commit.")
+
+
+_ = ITEM_SECTIONS

@@ -1,0 +1,18 @@
+"""The console script's entry: route hooks before anything heavy is imported.
+
+Hooks run on every tool call of the agent, so `cogit hook ...` must not pay for
+click, dulwich, ruamel.yaml or jsonschema. Everything else goes to the click CLI.
+"""
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["hook"]:
+        from cogit.hooks import run
+
+        return run(args[1:])
+    from cogit.cli import main as cli_main
+
+    return cli_main(args)

@@ -1,0 +1,86 @@
+"""Where everything lives: `COGIT_HOME` and the paths below it, resolved in one place.
+
+Standard library only: the hook path imports this module.
+
+Precedence for the home: an explicit argument, then `$COGIT_HOME`, then `~/.cogit`.
+Nothing is ever discovered from the current directory or from `GIT_*` variables,
+because cogit runs inside other tools' hooks (a git hook exports GIT_DIR, for one).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
+    """Return the absolute memory home: explicit > $COGIT_HOME > ~/.cogit."""
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    env = os.environ.get("COGIT_HOME")
+    if env:
+        return Path(env).expanduser().absolute()
+    return Path.home() / ".cogit"
+
+
+@dataclass(frozen=True)
+class Home:
+    """The memory home: a git repository of memory plus unversioned runtime state."""
+
+    root: Path
+
+    @classmethod
+    def resolve(cls, explicit: str | os.PathLike | None = None) -> "Home":
+        return cls(resolve_home(explicit))
+
+    @property
+    def memory(self) -> Path:
+        """The git repository (branch `main` = global scope)."""
+        return self.root / "memory"
+
+    @property
+    def runtime(self) -> Path:
+        """Unversioned scratch state: sessions, digest cache, logs, locks."""
+        return self.root / "runtime"
+
+    @property
+    def lock(self) -> Path:
+        """The OS lock every writer of the memory repository holds."""
+        return self.runtime / "memory.lock"
+
+    @property
+    def sessions(self) -> Path:
+        return self.runtime / "sessions"
+
+    @property
+    def digests(self) -> Path:
+        """Compiled digests, one small file per scope, read by the hooks."""
+        return self.runtime / "digest"
+
+    @property
+    def logs(self) -> Path:
+        return self.runtime / "logs"
+
+    @property
+    def hook_log(self) -> Path:
+        return self.logs / "hooks.log"
+
+    @property
+    def crash_log(self) -> Path:
+        return self.logs / "crash.log"
+
+    @property
+    def rejected(self) -> Path:
+        """Copies of refused hand edits, so that nothing typed by a person is lost."""
+        return self.runtime / "rejected"
+
+    def session_dir(self, session_id: str) -> Path:
+        return self.sessions / safe_name(session_id)
+
+
+def safe_name(value: str, limit: int = 80) -> str:
+    """A file-name-safe rendering of an arbitrary id (session ids come from payloads)."""
+    out = "".join(c if (c.isascii() and (c.isalnum() or c in "-_.")) else "_" for c in value)
+    out = out.strip(".") or "_"
+    return out[:limit]

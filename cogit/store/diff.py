@@ -1,0 +1,122 @@
+"""Semantic diff of two states: items added, removed and changed, by id.
+
+    + learning l-3f2a "Run tests with pytest -q"
+    ~ heuristic h-9c1a: use_count 3 → 4
+    - avoidance a-12ab "Building meta-systems"
+    ~ focus: current "old" → "new"
+
+Used by `cogit diff`, `cogit log --item`, `cogit why` and `cogit revert`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from cogit.store.schema import SECTIONS
+from cogit.store.state import ITEM_SECTIONS, SINGULAR
+
+_MISSING = object()
+
+
+@dataclass
+class ItemChange:
+    op: str  # "+", "-", "~"
+    section: str
+    key: str  # item id, or the field path of a document section
+    text: str = ""
+    fields: list[tuple[str, Any, Any]] = field(default_factory=list)
+    old: Any = None
+    new: Any = None
+
+    def to_json(self) -> dict:
+        return {
+            "op": {"+": "added", "-": "removed", "~": "changed"}[self.op],
+            "section": self.section,
+            "id": self.key,
+            "text": self.text,
+            "fields": [{"field": f, "old": o, "new": n} for f, o, n in self.fields],
+        }
+
+    def render(self) -> str:
+        kind = SINGULAR.get(self.section, self.section)
+        if self.section in ITEM_SECTIONS:
+            if self.op in "+-":
+                return f"{self.op} {kind} {self.key} {json.dumps(self.text, ensure_ascii=False)}"
+            changes = ", ".join(f"{f} {_short(o)} → {_short(n)}" for f, o, n in self.fields)
+            return f"~ {kind} {self.key}: {changes}"
+        changes = ", ".join(f"{f} {_short(o)} → {_short(n)}" for f, o, n in self.fields)
+        return f"~ {kind}: {changes}"
+
+
+def _short(value: Any) -> str:
+    if value is _MISSING or value is None:
+        return "∅"
+    if isinstance(value, str):
+        text = value if len(value) <= 80 else value[:77] + "…"
+        return json.dumps(text, ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def _flatten(doc: Any, prefix: str = "") -> dict[str, Any]:
+    """Dicts flatten to dotted keys; lists and scalars are leaves."""
+    out: dict[str, Any] = {}
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            key = f"{prefix}.{k}" if prefix else str(k)
+            if isinstance(v, dict) and v:
+                out.update(_flatten(v, key))
+            else:
+                out[key] = v
+    return out
+
+
+def diff_states(old: dict, new: dict) -> list[ItemChange]:
+    """Changes from `old` to `new` (plain states: section -> document)."""
+    changes: list[ItemChange] = []
+    for section in SECTIONS:
+        a, b = old.get(section) or {}, new.get(section) or {}
+        if section in ITEM_SECTIONS:
+            changes += _diff_items(section, a.get("items") or [], b.get("items") or [])
+        else:
+            fa, fb = _flatten({k: v for k, v in a.items() if k != "schema_version"}), _flatten(
+                {k: v for k, v in b.items() if k != "schema_version"}
+            )
+            fields = [
+                (k, fa.get(k, _MISSING), fb.get(k, _MISSING))
+                for k in sorted(set(fa) | set(fb))
+                if fa.get(k, _MISSING) != fb.get(k, _MISSING)
+            ]
+            if fields:
+                changes.append(
+                    ItemChange("~", section, section, fields=[(f, _none(o), _none(n)) for f, o, n in fields], old=fa, new=fb)
+                )
+    return changes
+
+
+def _none(v):
+    return None if v is _MISSING else v
+
+
+def _diff_items(section: str, old: list, new: list) -> list[ItemChange]:
+    a = {i.get("id"): i for i in old}
+    b = {i.get("id"): i for i in new}
+    out = []
+    for item in new:
+        key = item.get("id")
+        if key not in a:
+            out.append(ItemChange("+", section, key, item.get("text", ""), new=item))
+        elif a[key] != item:
+            fields = [
+                (f, a[key].get(f), item.get(f))
+                for f in sorted(set(a[key]) | set(item))
+                if a[key].get(f) != item.get(f) and f != "updated_at"
+            ]
+            if fields:
+                out.append(ItemChange("~", section, key, item.get("text", ""), fields, old=a[key], new=item))
+    for item in old:
+        if item.get("id") not in b:
+            out.append(ItemChange("-", section, item.get("id"), item.get("text", ""), old=item))
+    return out

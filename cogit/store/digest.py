@@ -1,0 +1,154 @@
+"""The digest: what the agent is told at session start, compiled when memory changes.
+
+Compiling needs YAML and git, so it happens after each commit (in the write path),
+never in a hook. The result is cached as one small JSON file per scope under
+runtime/digest/, with the commit it was compiled from and a JSON snapshot of the
+settings the hooks need, so the hooks read it with the standard library alone.
+
+The digest has a budget in characters (config digest.max_chars, default 2000,
+about 500 tokens, never above 9000). When items do not fit, it says how many were
+cut and how to see them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cogit.paths import Home, safe_name
+from cogit.store import repo as git
+from cogit.store import yamlio
+
+HARD_LIMIT = 9000
+TIME_RESERVE = 80  # the hook prepends the time of day at injection time
+OPEN = "<cogit-memory>"
+CLOSE = "</cogit-memory>"
+
+
+def budget(config) -> int:
+    value = int(((config or {}).get("digest") or {}).get("max_chars", 2000))
+    return max(200, min(value, HARD_LIMIT))
+
+
+def _items(state, section):
+    return list((state.get(section) or {}).get("items") or [])
+
+
+def _ranked(state) -> dict[str, list[dict]]:
+    heur = sorted(_items(state, "heuristics"), key=lambda h: (-int(h.get("use_count", 0)), str(h.get("last_used") or "")), reverse=False)
+    learn = sorted(_items(state, "learnings"), key=lambda i: str(i.get("created_at", "")), reverse=True)
+    avoid = sorted(_items(state, "avoidances"), key=lambda i: str(i.get("created_at", "")), reverse=True)
+    rules = sorted(
+        _items(state, "rules"),
+        key=lambda r: (-float(r.get("confidence", 0)), -int(r.get("suppressions", 0))),
+    )
+    return {"heuristics": heur, "learnings": learn, "avoidances": avoid, "rules": rules}
+
+
+def _line(section: str, item: dict) -> str:
+    text = " ".join(str(item.get("text", "")).split())
+    if section == "heuristics" and int(item.get("use_count", 0)):
+        return f"• {text} (used {item['use_count']}×) [{item['id']}]"
+    if section == "learnings":
+        return f"• [{item.get('category', 'insight')}] {text} [{item['id']}]"
+    if section == "rules":
+        s = int(item.get("suppressions", 0))
+        return f"• {text} [{item['id']}]" + (f" (suppressed {s} failures)" if s else "")
+    return f"• {text} [{item['id']}]"
+
+
+HEADINGS = {
+    "heuristics": "What works:",
+    "learnings": "Recent learnings:",
+    "avoidances": "Avoid:",
+    "rules": "Learned rules:",
+}
+
+
+def compile_text(scopes: list[tuple[str, dict]], config) -> dict:
+    """Compile the digest of one or more scopes (later scopes win: project over global).
+
+    Returns {"text", "chars", "tokens", "cut": {section: n}, "shown": n}.
+    """
+    limit = budget(config) - TIME_RESERVE
+    per = (config or {}).get("digest") or {}
+    focus_current, priorities = "", []
+    merged: dict[str, list[dict]] = {k: [] for k in HEADINGS}
+    for _, state in scopes:
+        focus = state.get("focus") or {}
+        if focus.get("current"):
+            focus_current = str(focus["current"])
+            priorities = [str(p) for p in focus.get("priorities") or []]
+    for name, state in reversed(scopes):  # the project first: it wins the space
+        for section, items in _ranked(state).items():
+            merged[section] += [dict(i, _scope=name) for i in items]
+    head = [OPEN]
+    if focus_current:
+        head.append(f"Focus: {' '.join(focus_current.split())}")
+    if priorities:
+        head.append("Priorities: " + "; ".join(f"{i}. {p}" for i, p in enumerate(priorities, 1)))
+    lines = list(head)
+    cut: dict[str, int] = {}
+    shown = 0
+    for section, heading in HEADINGS.items():
+        quota = int(per.get(section, 5))
+        items = merged[section]
+        if not items:
+            continue
+        block = [heading]
+        for item in items[:quota]:
+            candidate = _line(section, item)
+            size = sum(len(x) + 1 for x in lines + block) + len(candidate) + 200
+            if size > limit:
+                break
+            block.append(candidate)
+        taken = len(block) - 1
+        if taken:
+            lines += block
+            shown += taken
+        if len(items) > taken:
+            cut[section] = len(items) - taken
+    if cut:
+        parts = ", ".join(f"{n} {s}" for s, n in cut.items())
+        lines.append(f"(Not shown to fit the budget or quotas: {parts}. See them with `cogit show`.)")
+    if shown == 0 and not focus_current:
+        lines.append("(Memory is empty so far. `cogit add learning TEXT` records one.)")
+    lines.append(CLOSE)
+    text = "\n".join(lines)
+    if len(text) > limit:  # a very long focus: cut it, say so
+        text = text[: limit - len(CLOSE) - 40] + "\n(cut to the digest budget)\n" + CLOSE
+    return {"text": text, "chars": len(text), "tokens": (len(text) + 3) // 4, "cut": cut, "shown": shown}
+
+
+def hook_settings(config) -> dict:
+    """The part of config that the hooks read, as plain JSON."""
+    config = yamlio.plain(config or {})
+    return {k: config.get(k, {}) for k in ("digest", "hooks", "learning", "senses", "sync", "projects", "caps")}
+
+
+def cache_path(home: Home, branch: str) -> Path:
+    return home.digests / f"{safe_name(branch.replace('/', '--'))}.json"
+
+
+def refresh(home: Home, repo, branch: str) -> None:
+    """Recompile the cached digest of `branch` (and of every project when main changed)."""
+    from cogit.store.write import load_state
+
+    targets = [branch]
+    if branch == git.MAIN:
+        targets += [b for b in git.branches(repo) if b.startswith("project/")]
+    main_sha = git.head(repo, git.MAIN)
+    main_state = load_state(repo, main_sha)
+    for target in targets:
+        scopes = [("global", main_state)]
+        heads = {git.MAIN: main_sha}
+        if target != git.MAIN:
+            sha = git.head(repo, target)
+            scopes.append((target, load_state(repo, sha)))
+            heads[target] = sha
+        config = scopes[-1][1].get("config") or main_state.get("config")
+        compiled = compile_text(scopes, config)
+        compiled.update(branch=target, heads=heads, settings=hook_settings(config))
+        path = cache_path(home, target)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        git.write_atomic(path, json.dumps(compiled, ensure_ascii=False).encode("utf-8"))

@@ -1,0 +1,182 @@
+"""Core operations on memory: create it, read it, and the changes people and agents make.
+
+Every change is an `Apply` function handed to `write.transact`, the one write path.
+"""
+
+from __future__ import annotations
+
+import os
+
+from cogit.errors import NotInitialized, UsageError
+from cogit.paths import Home
+from cogit.store import repo as git
+from cogit.store import yamlio
+from cogit.store.provenance import COMMITTER, Provenance, message
+from cogit.store.schema import SECTIONS
+from cogit.store.state import filename, find, new_id, now_iso, template_text
+from cogit.store.write import Change, State, load_state, transact
+
+CATEGORIES = ("insight", "feedback", "pattern", "mistake")
+
+
+def init(home: Home) -> tuple[bool, str]:
+    """Create the memory home with defaults from templates/. Returns (created, head sha)."""
+    if (home.memory / ".git").exists():
+        repo = git.open_repo(home.memory)
+        try:
+            return False, git.head(repo) or ""
+        finally:
+            repo.close()
+    home.runtime.mkdir(parents=True, exist_ok=True)
+    repo = git.init(home.memory)
+    try:
+        files = {filename(s): template_text(s).encode("utf-8") for s in SECTIONS}
+        prov = Provenance(event="init", source="cli")
+        sha = git.commit(repo, git.MAIN, files, message("Create memory", "", prov), prov.author_line(), COMMITTER, None)
+        git.sync_worktree(repo, home.memory, files)
+        from cogit.store import digest
+
+        digest.refresh(home, repo, git.MAIN)
+        return True, sha
+    finally:
+        repo.close()
+
+
+def open_existing(home: Home):
+    if not (home.memory / ".git").exists():
+        raise NotInitialized(
+            f"no cogit memory at {home.root}",
+            hint="Run `cogit init` first (or set COGIT_HOME to the memory home you meant).",
+        )
+    return git.open_repo(home.memory)
+
+
+def read(home: Home, at: str | None = None, branch: str = git.MAIN) -> tuple[str | None, dict]:
+    """(commit sha, plain state) of a branch, or of the revision `at`."""
+    repo = open_existing(home)
+    try:
+        sha = git.resolve(repo, at, branch) if at else git.head(repo, branch)
+        return sha, yamlio.plain(dict(load_state(repo, sha)))
+    finally:
+        repo.close()
+
+
+def add_item(section: str, text: str, *, category: str | None = None, context: str | None = None, source: str = "cli"):
+    text = " ".join(text.split()) if "\n" not in text.strip() else text.strip()
+    if not text:
+        raise UsageError("the text is empty", hint="Give the text to remember, e.g. cogit add learning \"...\"")
+    if category and category not in CATEGORIES:
+        raise UsageError(f"unknown category {category!r}", hint="Categories: " + ", ".join(CATEGORIES) + ".")
+
+    def apply(state: State) -> Change | None:
+        items = state[section]["items"]
+        for item in items:
+            if item.get("text") == text:
+                return None  # already known: a no-op makes no commit
+        now = now_iso()
+        item = {"id": new_id(section, state), "text": text}
+        if section == "learnings":
+            item["category"] = category or "insight"
+            if context:
+                item["context"] = context
+        if section == "heuristics":
+            item["use_count"] = 0
+            item["last_used"] = None
+        item.update(source=source, created_at=now, updated_at=now)
+        items.append(item)
+        kind = section[:-1]
+        return Change(f"Add {kind} {item['id']}: {text}", trailers={"Cogit-Item": item["id"]})
+
+    return apply
+
+
+def forget(item_id: str):
+    def apply(state: State) -> Change:
+        section, index, item = find(state, item_id)
+        del state[section]["items"][index]
+        return Change(f"Forget {section[:-1]} {item_id}: {item.get('text', '')}", trailers={"Cogit-Item": item_id})
+
+    return apply
+
+
+def set_focus(text: str, priorities: list[str] | None):
+    def apply(state: State) -> Change | None:
+        focus = state["focus"]
+        new_priorities = list(priorities) if priorities is not None else list(focus.get("priorities") or [])
+        if focus.get("current") == text and list(focus.get("priorities") or []) == new_priorities:
+            return None
+        focus["current"] = text
+        focus["priorities"] = new_priorities
+        focus["updated_at"] = now_iso()
+        return Change(f"Set focus: {text}")
+
+    return apply
+
+
+def use_heuristic(item_id: str, evidence: bool = False):
+    """A heuristic was applied (or praised): its counters go up."""
+
+    def apply(state: State) -> Change:
+        section, _, item = find(state, item_id)
+        if section != "heuristics":
+            raise UsageError(f"{item_id} is a {section[:-1]}, not a heuristic")
+        now = now_iso()
+        item["use_count"] = int(item.get("use_count", 0)) + 1
+        if evidence:
+            item["evidence"] = int(item.get("evidence", 0)) + 1
+        item["last_used"] = now
+        item["updated_at"] = now
+        return Change(f"Use heuristic {item_id}", trailers={"Cogit-Item": item_id})
+
+    return apply
+
+
+def commit_hand_edits(home: Home, message_text: str | None = None):
+    """Validate and commit hand edits made in the memory's working tree."""
+    from cogit.locking import LockTimeout, file_lock
+    from cogit.errors import Locked
+    from cogit.store.write import commit_locked, dirty_files, human_edit
+
+    repo = open_existing(home)
+    try:
+        try:
+            with file_lock(home.lock, 30):
+                dirty = dirty_files(home, repo)
+                if not dirty:
+                    return None
+                # Validate everything first: one bad file refuses the whole commit.
+                apply = human_edit(dirty)
+                prov = Provenance(event="human.edit", source="human")
+
+                def apply_with_message(state):
+                    change = apply(state)
+                    if message_text:
+                        change.summary = message_text
+                    return change
+
+                branch = git.checked_out_branch(repo) or git.MAIN
+                return commit_locked(home, repo, branch, prov, apply_with_message)
+        except LockTimeout:
+            raise Locked("memory is locked by another cogit process", hint="Try again in a moment.") from None
+    finally:
+        repo.close()
+
+
+def replace_section(section: str, data: bytes):
+    """A person's edit of one whole section (from `cogit edit`)."""
+    from cogit.store import schema
+
+    def apply(state: State) -> Change:
+        state[section] = schema.parse(section, data, filename(section))
+        state.raw[section] = data
+        return Change(f"Hand edit of {filename(section)}")
+
+    return apply
+
+
+def editor_command() -> str:
+    return os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+
+
+def write(home: Home, prov: Provenance, apply, branch: str = git.MAIN):
+    return transact(home, prov, apply, branch=branch)

@@ -1,0 +1,245 @@
+"""The dulwich adapter: every local git operation of cogit goes through here.
+
+Commits are built on the object layer (blob, tree, commit, then a compare-and-swap
+of the branch ref): about 2 ms, no auto-gc stalls, no index race, and any branch
+can be written without a checkout. `store/transport.py` is the adapter's other
+half (remotes). Nothing here looks at the current directory or `GIT_*` variables:
+they are removed from this process's environment on import, because cogit runs
+inside other tools' hooks and git exports GIT_DIR and friends to its hooks.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+import time
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
+
+for _key in [k for k in os.environ if k.startswith("GIT_")]:
+    del os.environ[_key]
+
+from dulwich.errors import NotGitRepository  # noqa: E402
+from dulwich.index import index_entry_from_stat  # noqa: E402
+from dulwich.objects import Blob, Commit, Tree  # noqa: E402
+from dulwich.objectspec import parse_commit  # noqa: E402
+from dulwich.patch import write_tree_diff  # noqa: E402
+from dulwich.repo import Repo  # noqa: E402
+
+from cogit.errors import Conflict, NotInitialized, RevisionNotFound  # noqa: E402
+
+MAIN = "main"
+FILE_MODE = 0o100644
+
+
+@dataclass
+class CommitInfo:
+    sha: str
+    parents: list[str]
+    author: str
+    committer: str
+    time: int
+    tz: int
+    message: str
+
+
+def branch_ref(branch: str) -> bytes:
+    return f"refs/heads/{branch}".encode()
+
+
+def init(path: Path) -> Repo:
+    path.mkdir(parents=True, exist_ok=True)
+    repo = Repo.init(str(path))
+    repo.refs.set_symbolic_ref(b"HEAD", branch_ref(MAIN))
+    config = repo.get_config()
+    # Never garbage-collect inline: a hook must not stall for seconds (dulwich-notes §2a).
+    config.set((b"gc",), b"auto", b"0")
+    config.write_to_path()
+    return repo
+
+
+def open_repo(path: Path) -> Repo:
+    try:
+        return Repo(str(path))
+    except (NotGitRepository, FileNotFoundError, NotADirectoryError):
+        raise NotInitialized(
+            f"no cogit memory at {path}",
+            hint="Run `cogit init` (or set COGIT_HOME to the memory home you meant).",
+        ) from None
+
+
+def head(repo: Repo, branch: str = MAIN) -> str | None:
+    try:
+        return repo.refs[branch_ref(branch)].decode()
+    except KeyError:
+        return None
+
+
+def branches(repo: Repo) -> list[str]:
+    return sorted(k.decode() for k in repo.refs.keys(base=b"refs/heads/"))
+
+
+def checked_out_branch(repo: Repo) -> str | None:
+    target = repo.refs.get_symrefs().get(b"HEAD")
+    if target and target.startswith(b"refs/heads/"):
+        return target[len(b"refs/heads/") :].decode()
+    return None
+
+
+def read_files(repo: Repo, sha: str | None) -> dict[str, bytes]:
+    """The top-level blobs of a commit's tree (state files are flat)."""
+    if not sha:
+        return {}
+    tree = repo[repo[sha.encode()].tree]
+    out = {}
+    for entry in tree.items():
+        if stat.S_ISREG(entry.mode):
+            out[entry.path.decode()] = repo[entry.sha].data
+    return out
+
+
+def commit(
+    repo: Repo,
+    branch: str,
+    files: dict[str, bytes | None],
+    message: bytes,
+    author: bytes,
+    committer: bytes,
+    expected: str | None,
+    extra_parents: list[str] = (),
+    when: int | None = None,
+) -> str:
+    """Commit `files` (None = delete) on top of `expected` and move `branch` there.
+
+    The branch moves only if it still points at `expected` (compare-and-swap), so a
+    writer that raced us cannot be overwritten even if the OS lock were bypassed.
+    """
+    base = {}
+    if expected:
+        for entry in repo[repo[expected.encode()].tree].items():
+            base[entry.path] = (entry.mode, entry.sha)
+    objects = []
+    for name, data in files.items():
+        key = name.encode()
+        if data is None:
+            base.pop(key, None)
+            continue
+        blob = Blob.from_string(data)
+        objects.append(blob)
+        base[key] = (FILE_MODE, blob.id)
+    tree = Tree()
+    for key, (mode, sha) in base.items():
+        tree.add(key, mode, sha)
+    c = Commit()
+    c.tree = tree.id
+    c.parents = ([expected.encode()] if expected else []) + [p.encode() for p in extra_parents]
+    c.author = author
+    c.committer = committer
+    c.author_time = c.commit_time = int(time.time() if when is None else when)
+    c.author_timezone = c.commit_timezone = 0
+    c.encoding = b"UTF-8"
+    c.message = message
+    for obj in (*objects, tree, c):
+        repo.object_store.add_object(obj)
+    ref = branch_ref(branch)
+    old = expected.encode() if expected else None
+    ok = repo.refs.set_if_equals(ref, old, c.id, message=b"cogit: " + message.split(b"\n", 1)[0], committer=committer)
+    if not ok:
+        raise Conflict(
+            f"branch {branch} moved while committing",
+            hint="Another writer changed memory at the same moment; run the command again.",
+        )
+    return c.id.decode()
+
+
+def sync_worktree(repo: Repo, root: Path, files: dict[str, bytes | None]) -> None:
+    """Make the working tree and index match `files` (after a commit to the checked-out branch)."""
+    index = repo.open_index()
+    for name, data in files.items():
+        path = root / name
+        if data is None:
+            path.unlink(missing_ok=True)
+            if name.encode() in index:
+                del index[name.encode()]
+            continue
+        write_atomic(path, data)
+        index[name.encode()] = index_entry_from_stat(os.lstat(path), Blob.from_string(data).id)
+    index.write()
+
+
+def worktree_files(root: Path, names) -> dict[str, bytes | None]:
+    out = {}
+    for name in names:
+        try:
+            out[name] = (root / name).read_bytes()
+        except FileNotFoundError:
+            out[name] = None
+    return out
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def info(repo: Repo, sha: str) -> CommitInfo:
+    c = repo[sha.encode()]
+    return CommitInfo(
+        sha=c.id.decode(),
+        parents=[p.decode() for p in c.parents],
+        author=c.author.decode("utf-8", "replace"),
+        committer=c.committer.decode("utf-8", "replace"),
+        time=c.author_time,
+        tz=c.author_timezone,
+        message=c.message.decode("utf-8", "replace"),
+    )
+
+
+def walk(repo: Repo, sha: str | None, max_entries: int | None = None):
+    """Commits reachable from `sha`, newest first (all parents, like `git log`)."""
+    if not sha:
+        return
+    for entry in repo.get_walker(include=[sha.encode()], max_entries=max_entries):
+        yield info(repo, entry.commit.id.decode())
+
+
+def resolve(repo: Repo, rev: str, default_branch: str = MAIN) -> str:
+    """A revision (sha, short sha, branch, HEAD, HEAD~N, main^) -> full commit sha."""
+    text = rev.strip()
+    if text.upper().startswith("HEAD") and default_branch != MAIN:
+        text = default_branch + text[4:]
+    try:
+        return parse_commit(repo, text.encode()).id.decode()
+    except Exception:
+        raise RevisionNotFound(
+            f"unknown revision {rev!r}",
+            hint="Use a commit id from `cogit log` (a prefix of 7+ characters works) or HEAD~N.",
+        ) from None
+
+
+def raw_diff(repo: Repo, old: str | None, new: str) -> str:
+    out = BytesIO()
+    old_tree = repo[old.encode()].tree if old else None
+    write_tree_diff(out, repo.object_store, old_tree, repo[new.encode()].tree)
+    return out.getvalue().decode("utf-8", "replace")
+
+
+def merge_bases(repo: Repo, a: str, b: str) -> list[str]:
+    from dulwich.graph import find_merge_base
+
+    return [s.decode() for s in find_merge_base(repo, [a.encode(), b.encode()])]
+
+
+def set_branch(repo: Repo, branch: str, sha: str, expected: str | None) -> bool:
+    old = expected.encode() if expected else None
+    return repo.refs.set_if_equals(branch_ref(branch), old, sha.encode(), message=b"cogit: update", committer=b"cogit <cogit@localhost>")

@@ -1,0 +1,154 @@
+"""The sections of memory as data: file names, item ids, defaults, lookups and caps.
+
+A state is a dict section -> document. Documents are ruamel round-trip maps when
+they come from the store (so comments survive) and plain dicts in pure code;
+everything here works on both, since both are dicts and lists.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from importlib import resources
+from typing import Any
+
+from cogit.errors import ItemNotFound, UsageError
+from cogit.store import yamlio
+from cogit.store.schema import SECTIONS
+
+ITEM_SECTIONS = ("heuristics", "learnings", "avoidances", "reflections", "rules")
+PREFIX = {"heuristics": "h", "learnings": "l", "avoidances": "a", "reflections": "rf", "rules": "ru"}
+SINGULAR = {
+    "heuristics": "heuristic",
+    "learnings": "learning",
+    "avoidances": "avoidance",
+    "reflections": "reflection",
+    "rules": "rule",
+    "focus": "focus",
+    "engagement": "engagement",
+    "tools": "tools",
+    "config": "config",
+}
+PLURAL = {v: k for k, v in SINGULAR.items()}
+
+DEFAULT_CAPS = {
+    "learnings": 50,
+    "reflections": 20,
+    "heuristics": 30,
+    "avoidances": 30,
+    "rules": 40,
+    "priorities": 10,
+    "sequences": 50,
+}
+
+
+def filename(section: str) -> str:
+    return f"{section}.yaml"
+
+
+def section_of_file(name: str) -> str | None:
+    if name.endswith(".yaml") and name[:-5] in SECTIONS:
+        return name[:-5]
+    return None
+
+
+def section_name(word: str) -> str:
+    """Accept `learning`, `learnings`, `Learnings`; refuse anything else with a list."""
+    w = word.strip().lower()
+    if w in SECTIONS:
+        return w
+    if w in PLURAL:
+        return PLURAL[w]
+    raise UsageError(f"unknown section {word!r}", hint="Sections: " + ", ".join(SECTIONS) + ".")
+
+
+def now_iso(t: float | None = None) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if t is None else t))
+
+
+def template_text(section: str) -> str:
+    return resources.files("cogit.templates").joinpath("state", filename(section)).read_text("utf-8")
+
+
+def default_doc(section: str) -> Any:
+    return yamlio.load(template_text(section))
+
+
+def new_id(section: str, state: dict) -> str:
+    taken = set(all_ids(state))
+    while True:
+        candidate = f"{PREFIX[section]}-{secrets.token_hex(3)}"
+        if candidate not in taken:
+            return candidate
+
+
+def all_ids(state: dict):
+    for section in ITEM_SECTIONS:
+        for item in state.get(section, {}).get("items", []) or []:
+            yield item.get("id")
+
+
+def find(state: dict, item_id: str) -> tuple[str, int, Any]:
+    """(section, index, item) of an item id in any section."""
+    for section in ITEM_SECTIONS:
+        for index, item in enumerate(state.get(section, {}).get("items", []) or []):
+            if item.get("id") == item_id:
+                return section, index, item
+    raise ItemNotFound(
+        f"no item with id {item_id!r} in this memory",
+        hint="List ids with `cogit show` (or `cogit log --item ID` for items that were removed).",
+    )
+
+
+def caps(config: Any) -> dict[str, int]:
+    out = dict(DEFAULT_CAPS)
+    out.update((config or {}).get("caps", {}) or {})
+    return out
+
+
+def _sort_key_oldest(item) -> tuple:
+    return (str(item.get("created_at", "")), str(item.get("id", "")))
+
+
+def _prune_order(section: str):
+    """Which item goes first when a section is over its cap (earliest in the sorted list)."""
+    if section == "heuristics":
+        return lambda i: (int(i.get("use_count", 0)), str(i.get("last_used") or ""), *_sort_key_oldest(i))
+    if section == "rules":
+        return lambda i: (
+            int(i.get("suppressions", 0)) + int(i.get("detections", 0)),
+            str(i.get("last_detected") or ""),
+            *_sort_key_oldest(i),
+        )
+    return _sort_key_oldest
+
+
+def apply_caps(state: dict, config: Any) -> list[tuple[str, dict]]:
+    """Enforce the caps in place; return what was pruned as (section, plain item).
+
+    Pruned items stay in history: the commit that prunes them names them.
+    """
+    limits = caps(config)
+    pruned: list[tuple[str, dict]] = []
+    for section in ITEM_SECTIONS:
+        items = state.get(section, {}).get("items")
+        limit = limits.get(section)
+        if not items or limit is None or len(items) <= limit:
+            continue
+        order = sorted(items, key=_prune_order(section))
+        doomed = {id(i) for i in order[: len(items) - limit]}
+        pruned += [(section, yamlio.plain(i)) for i in items if id(i) in doomed]
+        items[:] = [i for i in items if id(i) not in doomed]
+    focus = state.get("focus")
+    if focus and len(focus.get("priorities") or []) > limits["priorities"]:
+        for p in focus["priorities"][limits["priorities"] :]:
+            pruned.append(("focus", {"id": "priority", "text": str(p)}))
+        del focus["priorities"][limits["priorities"] :]
+    tools = state.get("tools")
+    if tools and len(tools.get("sequences") or {}) > limits["sequences"]:
+        seqs = tools["sequences"]
+        ranked = sorted(seqs.items(), key=lambda kv: (-int(kv[1]), kv[0]))
+        for key, count in ranked[limits["sequences"] :]:
+            pruned.append(("tools", {"id": "sequence", "text": f"{key} ({count})"}))
+            del seqs[key]
+    return pruned

@@ -1,0 +1,212 @@
+"""The one write path. Every change of memory, from any command or hook, comes here.
+
+    lock -> absorb hand edits -> load -> apply -> cap -> redact -> validate
+         -> write (objects, then a compare-and-swap of the branch) -> working tree
+         -> digest cache
+
+A change that changes nothing makes no commit. Items pruned by caps are named in
+the commit message, so history keeps them. Hand edits waiting in the working tree
+are committed first (as `human.edit`) when valid, or copied to runtime/rejected/
+when not, so a write never silently overwrites what a person typed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from cogit.errors import InvalidState, Locked
+from cogit.locking import LockTimeout, file_lock
+from cogit.paths import Home
+from cogit.redact import redact_tree
+from cogit.store import repo as git
+from cogit.store import schema, yamlio
+from cogit.store.provenance import COMMITTER, Provenance, message
+from cogit.store.state import SINGULAR, apply_caps, default_doc, filename, section_of_file
+from cogit.store.schema import SECTIONS
+
+
+class State(dict):
+    """section -> document; `raw` holds sections whose exact text a person wrote."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.raw: dict[str, bytes] = {}
+
+
+@dataclass
+class Change:
+    summary: str
+    body: str = ""
+    trailers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class WriteResult:
+    sha: str
+    summary: str
+    sections: list[str]
+    pruned: list[tuple[str, dict]]
+    redacted: int
+
+
+Apply = Callable[[State], "Change | None"]
+
+
+def load_state(repo, sha: str | None) -> State:
+    """Parse and validate every section at a commit (defaults for missing files)."""
+    files = git.read_files(repo, sha)
+    state = State()
+    for section in SECTIONS:
+        name = filename(section)
+        state[section] = schema.parse(section, files[name], name) if name in files else default_doc(section)
+    return state
+
+
+def transact(
+    home: Home,
+    prov: Provenance,
+    apply: Apply,
+    *,
+    branch: str = git.MAIN,
+    timeout: float = 30.0,
+    extra_parents: list[str] = (),
+    absorb: bool = True,
+) -> WriteResult | None:
+    """Run `apply` on the branch's state under the lock and commit what it changed."""
+    try:
+        with file_lock(home.lock, timeout):
+            repo = git.open_repo(home.memory)
+            try:
+                if absorb:
+                    absorb_hand_edits(home, repo)
+                result = commit_locked(home, repo, branch, prov, apply, extra_parents)
+            finally:
+                repo.close()
+    except LockTimeout:
+        raise Locked(
+            f"memory is locked by another cogit process (waited {timeout:g}s)",
+            hint="Try again in a moment; if it persists, look for a stuck cogit process.",
+        ) from None
+    return result
+
+
+def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply, extra_parents=()) -> WriteResult | None:
+    """The body of the write path; the caller holds the lock."""
+    expected = git.head(repo, branch)
+    old_files = git.read_files(repo, expected)
+    state = load_state(repo, expected)
+    before = {s: yamlio.plain(d) for s, d in state.items()}
+    change = apply(state)
+    if change is None:
+        return None
+    pruned = apply_caps(state, state.get("config"))
+    changed = [s for s in SECTIONS if s in state.raw or yamlio.plain(state[s]) != before[s]]
+    redactions = [0]
+    files: dict[str, bytes | None] = {}
+    for section in changed:
+        name = filename(section)
+        if section in state.raw:
+            data = state.raw[section]
+            doc = schema.parse(section, data, name)
+            count = [0]
+            redact_tree(doc, count)
+            if count[0]:
+                data = yamlio.dump(doc).encode()
+                redactions[0] += count[0]
+        else:
+            redact_tree(state[section], redactions)
+            schema.check(section, state[section], name)
+            data = yamlio.dump(state[section]).encode()
+        if old_files.get(name) != data:
+            files[name] = data
+    if not files and not extra_parents:
+        return None
+    body = describe_pruned(pruned)
+    if change.body:
+        body = change.body + ("\n\n" + body if body else "")
+    if redactions[0]:
+        body += f"\n\nRedacted {redactions[0]} secret(s) before storing."
+    prov.extra.update(change.trailers)
+    if pruned:
+        prov.extra["Cogit-Pruned"] = " ".join(sorted({i.get("id", "?") for _, i in pruned}))
+    sha = git.commit(
+        repo,
+        branch,
+        files,
+        message(change.summary, body, prov),
+        prov.author_line(),
+        COMMITTER,
+        expected,
+        extra_parents,
+    )
+    if git.checked_out_branch(repo) == branch:
+        git.sync_worktree(repo, home.memory, files)
+    from cogit.store import digest
+
+    digest.refresh(home, repo, branch)
+    return WriteResult(sha, change.summary, sorted(section_of_file(n) for n in files), pruned, redactions[0])
+
+
+def describe_pruned(pruned: list[tuple[str, dict]]) -> str:
+    if not pruned:
+        return ""
+    lines = ["Pruned by caps (still in history; `cogit revert` or `cogit log --item ID` finds them):"]
+    for section, item in pruned:
+        lines.append(f"- {SINGULAR.get(section, section)} {item.get('id')} {item.get('text', '')!r}"[:300])
+    return "\n".join(lines)
+
+
+def dirty_files(home: Home, repo) -> dict[str, bytes | None]:
+    """State files in the working tree that differ from the checked-out branch's commit."""
+    branch = git.checked_out_branch(repo) or git.MAIN
+    committed = git.read_files(repo, git.head(repo, branch))
+    names = [filename(s) for s in SECTIONS]
+    current = git.worktree_files(home.memory, names)
+    return {n: current[n] for n in names if current[n] != committed.get(n) and not (current[n] is None and n not in committed)}
+
+
+def human_edit(files: dict[str, bytes | None]) -> Apply:
+    def apply(state: State) -> Change:
+        for name, data in files.items():
+            section = section_of_file(name)
+            if data is None:  # a deleted file means "back to defaults"
+                state[section] = default_doc(section)
+            else:
+                state[section] = schema.parse(section, data, name)
+                state.raw[section] = data
+        names = ", ".join(sorted(files))
+        return Change(f"Hand edit of {names}")
+
+    return apply
+
+
+def absorb_hand_edits(home: Home, repo) -> None:
+    """Commit valid hand edits first; keep a copy of invalid ones in runtime/rejected/."""
+    dirty = dirty_files(home, repo)
+    if not dirty:
+        return
+    valid, invalid = {}, {}
+    for name, data in dirty.items():
+        try:
+            if data is not None:
+                schema.parse(section_of_file(name), data, name)
+            valid[name] = data
+        except InvalidState as e:
+            invalid[name] = (data, e)
+    if valid:
+        branch = git.checked_out_branch(repo) or git.MAIN
+        prov = Provenance(event="human.edit", source="human")
+        commit_locked(home, repo, branch, prov, human_edit(valid))
+    for name, (data, err) in invalid.items():
+        home.rejected.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        (home.rejected / f"{name}.{stamp}").write_bytes(data)
+        log_note(home, f"kept invalid hand edit of {name} in {home.rejected}/{name}.{stamp}: {err.message}")
+
+
+def log_note(home: Home, text: str) -> None:
+    home.logs.mkdir(parents=True, exist_ok=True)
+    with open(home.logs / "store.log", "a", encoding="utf-8") as f:
+        f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {text}\n")

@@ -1,0 +1,143 @@
+"""The only ruamel.yaml configuration in cogit.
+
+Round-trip mode keeps comments and key order, so a person's hand edits survive
+cogit's own writes. Safety limits apply before anything is built from the text:
+a size cap and a refusal of anchors and aliases (an alias bomb expands a few
+hundred bytes into gigabytes; memory files have no use for aliases).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import RoundTripConstructor
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent
+
+MAX_BYTES = 256 * 1024
+
+
+class YamlProblem(Exception):
+    """Text that is not acceptable YAML for a memory file; `line` is 1-based or None."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def _timestamp_as_text(constructor, node):
+    # Timestamps stay strings: the schemas describe them as ISO 8601 text, and a
+    # datetime object would not survive JSON (the hooks read JSON snapshots).
+    return constructor.construct_scalar(node)
+
+
+class _Constructor(RoundTripConstructor):
+    pass
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
+
+
+def _yaml() -> YAML:
+    y = YAML(typ="rt")
+    y.Constructor = _Constructor
+    y.indent(mapping=2, sequence=4, offset=2)
+    y.width = 4096  # never fold long texts: one item, one line, small diffs
+    y.preserve_quotes = True
+    return y
+
+
+def load(text: str | bytes) -> Any:
+    """Parse one YAML document (round-trip types), refusing oversize text and aliases."""
+    if isinstance(text, bytes):
+        if len(text) > MAX_BYTES:
+            raise YamlProblem(f"file is {len(text)} bytes, over the {MAX_BYTES}-byte limit")
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise YamlProblem(f"not UTF-8 text (byte {e.start})") from None
+    if len(text.encode("utf-8")) > MAX_BYTES:
+        raise YamlProblem(f"file is over the {MAX_BYTES}-byte limit")
+    y = _yaml()
+    try:
+        for event in y.parse(io.StringIO(text)):
+            if isinstance(event, AliasEvent) or getattr(event, "anchor", None):
+                line = event.start_mark.line + 1 if event.start_mark else None
+                raise YamlProblem("anchors and aliases are not allowed in memory files", line)
+        return y.load(io.StringIO(text))
+    except MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark else None
+        raise YamlProblem(f"invalid YAML: {e.problem or e.context}", line) from None
+    except YAMLError as e:
+        raise YamlProblem(f"invalid YAML: {e}") from None
+
+
+def dump(doc: Any) -> str:
+    out = io.StringIO()
+    _yaml().dump(doc, out)
+    return out.getvalue()
+
+
+def plain(value: Any) -> Any:
+    """Round-trip types -> plain dict/list/str/int/float/bool/None (deep copy)."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+def update(old: Any, new: Any) -> Any:
+    """Return `new` as a round-trip document that keeps `old`'s comments where it can.
+
+    Maps are updated key by key; lists of items are matched by `id`, so the comment
+    on an item stays with that item when others are added or removed.
+    """
+    if isinstance(old, CommentedMap) and isinstance(new, dict):
+        for key in [k for k in old if k not in new]:
+            del old[key]
+        for key, value in new.items():
+            old[key] = update(old[key], value) if key in old else value
+        return old
+    if isinstance(old, CommentedSeq) and isinstance(new, list):
+        by_id = {
+            item.get("id"): item for item in old if isinstance(item, CommentedMap) and item.get("id")
+        }
+        if by_id and all(isinstance(i, dict) and i.get("id") for i in new):
+            kept = [update(by_id[i["id"]], i) if i["id"] in by_id else i for i in new]
+        elif len(old) == len(new):
+            kept = [update(o, n) for o, n in zip(old, new)]
+        else:
+            kept = list(new)
+        old[:] = kept
+        return old
+    return new
+
+
+def line_of(doc: Any, path: list) -> int | None:
+    """The 1-based line of the node at `path` (keys and indexes) in a round-trip doc."""
+    line = None
+    node = doc
+    for key in path:
+        try:
+            if isinstance(node, CommentedMap) and key in node:
+                line = node.lc.key(key)[0] + 1
+            elif isinstance(node, CommentedSeq) and isinstance(key, int) and key < len(node):
+                line = node.lc.item(key)[0] + 1
+            node = node[key]
+        except (KeyError, IndexError, TypeError, AttributeError):
+            break
+    return line
