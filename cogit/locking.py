@@ -10,7 +10,6 @@ import fcntl
 import os
 import time
 from contextlib import contextmanager
-from pathlib import Path
 
 
 class LockTimeout(Exception):
@@ -18,8 +17,8 @@ class LockTimeout(Exception):
 
 
 @contextmanager
-def file_lock(path: Path, timeout: float):
-    path.parent.mkdir(parents=True, exist_ok=True)
+def file_lock(path, timeout: float):
+    os.makedirs(os.path.dirname(os.fspath(path)), exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         deadline = time.monotonic() + timeout

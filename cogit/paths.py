@@ -10,7 +10,6 @@ because cogit runs inside other tools' hooks (a git hook exports GIT_DIR, for on
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -24,11 +23,22 @@ def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
     return Path.home() / ".cogit"
 
 
-@dataclass(frozen=True)
 class Home:
     """The memory home: a git repository of memory plus unversioned runtime state."""
 
-    root: Path
+    __slots__ = ("root",)
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"Home({str(self.root)!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Home) and other.root == self.root
+
+    def __hash__(self) -> int:
+        return hash(self.root)
 
     @classmethod
     def resolve(cls, explicit: str | os.PathLike | None = None) -> "Home":

@@ -34,6 +34,21 @@ def cli(ctx: click.Context, home_dir: str | None) -> None:
     `cogit why` and `cogit revert` audit and undo them.
     """
     ctx.obj = Ctx(Home.resolve(home_dir))
+    if ctx.invoked_subcommand not in (None, "init", "finalize", "install", "uninstall", "demo"):
+        _auto_finalize(ctx.obj.home)
+
+
+def _auto_finalize(home: Home) -> None:
+    """Fold what ended (or killed) agent sessions left, so every command sees it."""
+    if not (home.sessions.is_dir() and any(home.sessions.iterdir())) or not (home.memory / ".git").exists():
+        return
+    from cogit.cli.state import _stale_minutes
+    from cogit.learn.drain import finalize
+
+    try:
+        finalize(home, None, _stale_minutes(home))
+    except CogitError as e:
+        click.echo(f"Warning: could not finalize agent sessions: {e.message}", err=True)
 
 
 def emit_json(value) -> None:
@@ -41,7 +56,7 @@ def emit_json(value) -> None:
 
 
 def _register() -> None:
-    from cogit.cli import history, state  # noqa: F401  (commands register themselves)
+    from cogit.cli import history, install, state, stats  # noqa: F401  (commands register themselves)
 
 
 def main(args: list[str] | None = None) -> int:

@@ -167,3 +167,34 @@ def commit_cmd(obj, message_text: str | None) -> None:
 
 
 _ = ITEM_SECTIONS
+
+
+@cli.command()
+@click.option("--session", "session_id", help="Only this session.")
+@click.option("--quiet", is_flag=True, help="Print nothing (used by the hooks).")
+@click.pass_obj
+def finalize(obj, session_id: str | None, quiet: bool) -> None:
+    """Commit what agent sessions queued and fold finished sessions' records into memory.
+
+    Runs by itself after each session and before any cogit command; a session that
+    never ended cleanly is folded once it has been silent for hooks.session_stale_minutes.
+    """
+    from cogit.learn.drain import finalize as run_finalize
+
+    results = run_finalize(obj.home, session_id, _stale_minutes(obj.home))
+    if not quiet:
+        for r in results:
+            click.echo(f"[{r.sha[:10]}] {r.summary}")
+        if not results:
+            click.echo("Nothing to finalize.")
+
+
+def _stale_minutes(home) -> float:
+    from cogit.store.digest import cache_path
+    import json as _json
+
+    try:
+        settings = _json.loads(cache_path(home, "main").read_text("utf-8"))["settings"]
+        return float(settings.get("hooks", {}).get("session_stale_minutes", 30))
+    except Exception:
+        return 30.0

@@ -6,7 +6,7 @@ import copy
 import time
 from dataclasses import dataclass
 
-from cogit.errors import Conflict, RevisionNotFound, UsageError
+from cogit.errors import CogitError, Conflict, RevisionNotFound, UsageError
 from cogit.paths import Home
 from cogit.store import repo as git
 from cogit.store import yamlio
@@ -159,12 +159,13 @@ def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN):
         target = git.resolve(repo, rev, branch)
         info = git.info(repo, target)
         if not info.parents:
-            raise UsageError("that is the commit that created memory; it cannot be reverted",
+            raise CogitError("that is the commit that created memory; it cannot be reverted",
                              hint="Use `cogit forget ID` to remove single items.")
         head = git.head(repo, branch)
         changes = commit_changes(repo, target)
         if not changes:
-            raise UsageError(f"commit {target[:10]} changed no items; nothing to revert")
+            raise CogitError(f"commit {target[:10]} changed no items; nothing to revert",
+                             hint="Pick a commit from `cogit log` that added, changed or removed items.")
         keys = {(c.section, c.key) for c in changes}
         field_keys = {(c.section, f) for c in changes if c.section not in ITEM_SECTIONS for f, _, _ in c.fields}
         reachable = False

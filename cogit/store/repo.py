@@ -214,12 +214,24 @@ def walk(repo: Repo, sha: str | None, max_entries: int | None = None):
 
 
 def resolve(repo: Repo, rev: str, default_branch: str = MAIN) -> str:
-    """A revision (sha, short sha, branch, HEAD, HEAD~N, main^) -> full commit sha."""
+    """A revision (sha, short sha, branch, HEAD, HEAD~N, main^2) -> full commit sha."""
+    import re
+
     text = rev.strip()
-    if text.upper().startswith("HEAD") and default_branch != MAIN:
-        text = default_branch + text[4:]
+    m = re.match(r"^(.*?)((?:[~^]\d*)*)$", text)
+    base, suffix = (m.group(1), m.group(2)) if m else (text, "")
+    if base.upper() == "HEAD" or base == "@" or not base:
+        base = default_branch
     try:
-        return parse_commit(repo, text.encode()).id.decode()
+        sha = parse_commit(repo, base.encode()).id
+        for op, count in re.findall(r"([~^])(\d*)", suffix):
+            n = int(count) if count else 1
+            if op == "~":
+                for _ in range(n):
+                    sha = repo[sha].parents[0]
+            elif n:
+                sha = repo[sha].parents[n - 1]
+        return sha.decode()
     except Exception:
         raise RevisionNotFound(
             f"unknown revision {rev!r}",

@@ -19,7 +19,7 @@ from typing import Any, Callable
 from cogit.errors import InvalidState, Locked
 from cogit.locking import LockTimeout, file_lock
 from cogit.paths import Home
-from cogit.redact import redact_tree
+from cogit.redact import redact, redact_tree
 from cogit.store import repo as git
 from cogit.store import schema, yamlio
 from cogit.store.provenance import COMMITTER, Provenance, message
@@ -73,6 +73,7 @@ def transact(
     timeout: float = 30.0,
     extra_parents: list[str] = (),
     absorb: bool = True,
+    skip_if=None,
 ) -> WriteResult | None:
     """Run `apply` on the branch's state under the lock and commit what it changed."""
     try:
@@ -81,6 +82,8 @@ def transact(
             try:
                 if absorb:
                     absorb_hand_edits(home, repo)
+                if skip_if is not None and skip_if(repo, git.head(repo, branch)):
+                    return None
                 result = commit_locked(home, repo, branch, prov, apply, extra_parents)
             finally:
                 repo.close()
@@ -129,6 +132,12 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
     if redactions[0]:
         body += f"\n\nRedacted {redactions[0]} secret(s) before storing."
     prov.extra.update(change.trailers)
+    # The message is stored too: summaries quote item text and evidence quotes prompts.
+    change.summary = redact(change.summary)[0]
+    body = redact(body)[0]
+    for attr in ("evidence", "trigger"):
+        if getattr(prov, attr):
+            setattr(prov, attr, redact(getattr(prov, attr))[0])
     if pruned:
         prov.extra["Cogit-Pruned"] = " ".join(sorted({i.get("id", "?") for _, i in pruned}))
     sha = git.commit(

@@ -1,0 +1,432 @@
+"""The remote half of the dulwich adapter: fetch, push and ls-remote.
+
+Only this module and repo.py import dulwich, and only inside functions, so that
+importing cogit stays cheap. Every function takes the local repository path
+explicitly: nothing is found from the current directory or from `GIT_*` variables
+(cogit runs inside other tools' git hooks, which export GIT_DIR and friends), and
+subprocesses (ssh) get an environment with every `GIT_*` variable removed.
+
+Remotes: an absolute local path, file://, git://, http(s)://, ssh:// and scp-style
+``user@host:path``. Every network wait (connect, and each read) is bounded by
+`timeout` seconds; failures raise `RemoteError` with the remote named (credentials
+removed) and what went wrong.
+
+Branches are named without ``refs/heads/`` and commit ids are 40-character hex bytes,
+as dulwich uses them.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shlex
+import socket
+import subprocess
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from cogit.errors import CogitError, NotInitialized, PushRejected, RemoteError
+
+__all__ = ["DEFAULT_TIMEOUT", "fetch", "push", "ls_remote", "remote_kind"]
+
+DEFAULT_TIMEOUT = 10.0
+BRANCH_PREFIX = b"refs/heads/"
+ZERO_SHA = b"0" * 40
+
+Progress = Callable[[bytes], None]
+
+# Reasons a git server gives when the ref moved under us (the fix is fetch + merge).
+_STALE_MARKERS = (
+    "non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to lock",
+    "but expected", "unable to set", "unable to lock",
+)
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def fetch(
+    repo_path: Path,
+    url: str,
+    timeout: float = DEFAULT_TIMEOUT,
+    progress: Progress | None = None,
+    *,
+    ssh_command: str | None = None,
+) -> dict[str, bytes]:
+    """Fetch every remote branch's objects into the local store; return the remote heads.
+
+    Local refs are not touched: the caller merges and moves its branches itself (and
+    should do so soon: nothing references the fetched objects until then).
+    """
+    with _open_local(repo_path) as repo, _remote_call(url, "fetch from", timeout):
+        client, path = _client(url, timeout, ssh_command)
+        store = repo.object_store
+
+        def determine_wants(refs: dict, depth: int | None = None) -> list[bytes]:
+            return sorted({
+                sha for ref, sha in refs.items()
+                if ref.startswith(BRANCH_PREFIX) and sha and sha != ZERO_SHA
+                and sha not in store
+            })
+
+        result = client.fetch(_b(path), repo, determine_wants=determine_wants,
+                              progress=progress, ref_prefix=[BRANCH_PREFIX])
+    return _branches(result.refs)
+
+
+def push(
+    repo_path: Path,
+    url: str,
+    updates: dict[str, bytes],
+    old: dict[str, bytes | None],
+    timeout: float = DEFAULT_TIMEOUT,
+    progress: Progress | None = None,
+    *,
+    force: bool = False,
+    ssh_command: str | None = None,
+) -> dict[str, bytes]:
+    """Set remote branches to local commits; return the branches that changed.
+
+    `old[branch]` is the commit the caller expects the remote branch to hold (None:
+    absent), usually what the last `fetch` returned. If the remote holds anything else,
+    or the new commit does not descend from what the remote holds (unless `force`),
+    nothing is sent for that push and `PushRejected(non_fast_forward=True)` is raised:
+    fetch, merge and push again. A branch missing from `old` is only checked for
+    fast-forward. The server also gets the expected old value, so a push racing another
+    writer fails there instead of overwriting it. A server that refuses an update (a
+    hook, permissions) raises `PushRejected` with the server's reason; dulwich reports
+    those in `ref_status` rather than raising. Note that pushes to a local path or
+    file:// URL update the refs directly and run no hooks of the target repository.
+    """
+    updates = {b: _sha(s) for b, s in updates.items()}
+    if not updates:
+        return {}
+    with _open_local(repo_path) as repo, _remote_call(url, "push to", timeout):
+        for branch, sha in updates.items():
+            if sha not in repo.object_store:
+                raise ValueError(f"push {branch}: {sha.decode()} is not in {repo_path}")
+        client, path = _client(url, timeout, ssh_command)
+        sent: dict[str, bytes] = {}
+
+        def update_refs(remote_refs: dict) -> dict:
+            new_refs, stale = {}, {}
+            for branch, sha in sorted(updates.items()):
+                ref = _ref(branch)
+                current = remote_refs.get(ref)
+                current = None if current in (None, ZERO_SHA) else current
+                if branch in old and current != (None if old[branch] is None else _sha(old[branch])):
+                    stale[branch] = (f"the remote is at {_short(current)}, "
+                                     f"expected {_short(old[branch])}")
+                elif current not in (None, sha) and not force and not _descends(repo, sha, current):
+                    stale[branch] = f"{_short(sha)} does not contain the remote's {_short(current)}"
+                elif current != sha:
+                    new_refs[ref] = sha
+                    sent[branch] = sha
+            if stale:  # refuse before sending anything
+                raise _rejected(url, stale, non_fast_forward=True)
+            return new_refs
+
+        def generate_pack_data(have, want, *, ofs_delta=False, progress=None):
+            return repo.generate_pack_data(set(have), set(want), progress=progress,
+                                           ofs_delta=ofs_delta)
+
+        result = client.send_pack(_b(path), update_refs, generate_pack_data, progress=progress)
+    failed = {
+        _branch_name(ref): reason for ref, reason in (result.ref_status or {}).items()
+        if reason is not None
+    }
+    if failed:
+        stale = all(any(m in r.lower() for m in _STALE_MARKERS) for r in failed.values())
+        raise _rejected(url, failed, non_fast_forward=stale)
+    return sent
+
+
+def ls_remote(
+    url: str, timeout: float = DEFAULT_TIMEOUT, *, ssh_command: str | None = None
+) -> dict[str, bytes]:
+    """All refs the remote advertises (full names such as ``refs/heads/main``, ``HEAD``)."""
+    with _remote_call(url, "list", timeout):
+        client, path = _client(url, timeout, ssh_command)
+        result = client.get_refs(_b(path))
+    return {
+        ref.decode("utf-8", "replace"): sha
+        for ref, sha in result.refs.items()
+        if sha is not None and not ref.endswith(b"^{}")
+    }
+
+
+def remote_kind(url: str) -> str:
+    """'path', 'file', 'git', 'http', 'ssh' (RemoteError for anything else)."""
+    scheme = urlsplit(url).scheme.lower() if "://" in url else ""
+    if scheme:
+        kinds = {"file": "file", "git": "git", "http": "http", "https": "http",
+                 "ssh": "ssh", "git+ssh": "ssh", "ssh+git": "ssh"}
+        if scheme not in kinds:
+            raise RemoteError(f"unsupported remote URL scheme {scheme!r} in {_redact(url)}",
+                              "use a path, file://, git://, http(s)://, ssh:// or user@host:path")
+        return kinds[scheme]
+    # git's rule: a colon before the first slash means scp-style ssh (host:path).
+    head = url.split("/", 1)[0]
+    return "ssh" if ":" in head else "path"
+
+
+# --------------------------------------------------------------------------- clients
+
+
+def _client(url: str, timeout: float, ssh_command: str | None):
+    """A dulwich client and the remote path, configured with our timeouts and env."""
+    from dulwich.client import LocalGitClient, get_transport_and_path
+
+    kind = remote_kind(url)
+    if kind in ("path", "file"):
+        # Built here rather than by dulwich: dulwich would treat a path with a colon
+        # as scp-style, and does not undo %-escapes of file:// URLs.
+        return LocalGitClient(), str(_local_path(url, kind))
+    if kind == "http":
+        return get_transport_and_path(url, pool_manager=_http_pool(url, timeout))
+    if kind == "ssh":
+        client, path = get_transport_and_path(url, ssh_command=_ssh_command(ssh_command))
+        client.ssh_vendor = _ssh_vendor(timeout)
+        return client, path
+    return get_transport_and_path(url)
+
+
+def _local_path(url: str, kind: str) -> Path:
+    if kind == "file":
+        parts = urlsplit(url)
+        if parts.netloc not in ("", "localhost"):
+            raise RemoteError(f"file:// URL with a host is not supported: {_redact(url)}")
+        path = Path(unquote(parts.path))
+    else:
+        path = Path(url).expanduser()
+    if not path.is_absolute():
+        # Never resolve against the current directory: cogit runs from anywhere.
+        raise RemoteError(f"a local remote must be an absolute path, not {url!r}")
+    return path
+
+
+def _http_pool(url: str, timeout: float):
+    """urllib3 pool with our timeout and no connect retries (retries multiply the wait)."""
+    import functools
+
+    import urllib3
+    from dulwich.client import default_urllib3_manager
+
+    retries = urllib3.Retry(total=5, connect=0, read=0, status=0, other=0, redirect=5)
+    return default_urllib3_manager(
+        None, base_url=url, timeout=timeout,
+        pool_manager_cls=functools.partial(urllib3.PoolManager, retries=retries),
+        proxy_manager_cls=functools.partial(urllib3.ProxyManager, retries=retries),
+    )
+
+
+def _ssh_command(explicit: str | None) -> str:
+    """The ssh program to run: explicit, else $GIT_SSH_COMMAND / $GIT_SSH as git does."""
+    if explicit:
+        return explicit
+    if os.environ.get("GIT_SSH_COMMAND"):
+        return os.environ["GIT_SSH_COMMAND"]
+    if os.environ.get("GIT_SSH"):
+        return shlex.quote(os.environ["GIT_SSH"])
+    return "ssh"
+
+
+def clean_env() -> dict[str, str]:
+    """A copy of os.environ without GIT_* (GIT_DIR from a surrounding hook, for one)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
+def _ssh_vendor(timeout: float):
+    """dulwich's subprocess ssh vendor, with a clean env, bounded waits and no prompts."""
+    from dulwich.client import SSHVendor, StrangeHostname, SubprocessWrapper
+    from dulwich.protocol import DEFAULT_GIT_PROTOCOL_VERSION_FETCH
+
+    secs = str(max(1, math.ceil(timeout)))
+
+    class _Vendor(SSHVendor):
+        def run_command(self, host, command, username=None, port=None, password=None,
+                        key_filename=None, ssh_command=None, protocol_version=None):
+            if password is not None:
+                raise RemoteError("ssh passwords are not supported",
+                                  "use a key (ssh-agent) for ssh remotes")
+            args = [*shlex.split(ssh_command or "ssh"), "-x"]
+            if Path(args[0]).name in ("ssh", "ssh.exe"):
+                # OpenSSH: fail instead of prompting (a hook has no terminal), and give
+                # up on a host that does not answer.
+                args += ["-o", "BatchMode=yes", "-o", f"ConnectTimeout={secs}",
+                         "-o", f"ServerAliveInterval={secs}", "-o", "ServerAliveCountMax=2"]
+            if port:
+                args += ["-p", str(port)]
+            if key_filename:
+                args += ["-i", str(key_filename)]
+            if protocol_version is None:
+                protocol_version = DEFAULT_GIT_PROTOCOL_VERSION_FETCH
+            if protocol_version > 0:
+                args += ["-o", f"SetEnv GIT_PROTOCOL=version={protocol_version}"]
+            if username:
+                host = f"{username}@{host}"
+            if host.startswith("-"):
+                raise StrangeHostname(hostname=host)
+            proc = subprocess.Popen(
+                [*args, host, command], bufsize=0, stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(),
+            )
+            return SubprocessWrapper(proc)
+
+    return _Vendor()
+
+
+# --------------------------------------------------------------------------- errors, helpers
+
+
+_timeout_lock = threading.Lock()
+
+
+@contextmanager
+def _socket_timeout(timeout: float) -> Iterator[None]:
+    """Bound every socket wait during one remote operation.
+
+    dulwich's git:// client connects with no timeout and offers no setting, so a silent
+    host would hang cogit (and the agent's hook) for minutes. The process-wide default
+    applies to sockets created meanwhile; the lock keeps two threads from restoring
+    each other's value out of order.
+    """
+    with _timeout_lock:
+        previous = socket.getdefaulttimeout()
+        socket.setdefaulttimeout(timeout)
+        try:
+            yield
+        finally:
+            socket.setdefaulttimeout(previous)
+
+
+@contextmanager
+def _remote_call(url: str, action: str, timeout: float) -> Iterator[None]:
+    """Run a remote operation with bounded waits; turn transport failures into RemoteError."""
+    from dulwich.client import HTTPProxyUnauthorized, HTTPUnauthorized, StrangeHostname
+    from dulwich.errors import GitProtocolError, HangupException, NotGitRepository
+
+    shown = _redact(url)
+    hint = "check the URL and that the server is up; `cogit sync` retries later"
+    try:
+        with _socket_timeout(timeout):
+            yield
+    except CogitError:
+        raise
+    except TimeoutError as e:
+        raise RemoteError(f"cannot {action} {shown}: no answer within {timeout:g}s", hint) from e
+    except NotGitRepository as e:
+        raise RemoteError(f"cannot {action} {shown}: not a git repository", hint) from e
+    except (HTTPUnauthorized, HTTPProxyUnauthorized) as e:
+        raise RemoteError(f"cannot {action} {shown}: the server wants credentials",
+                          "put them in the URL or use an ssh remote") from e
+    except NotImplementedError as e:
+        # dulwich falls back to dumb HTTP when the smart protocol is missing, then fails.
+        raise RemoteError(f"cannot {action} {shown}: the server does not speak git's "
+                          "smart HTTP protocol", hint) from e
+    except HangupException as e:
+        raise RemoteError(f"cannot {action} {shown}: the remote hung up: {_one_line(e)}",
+                          hint) from e
+    except GitProtocolError as e:
+        raise RemoteError(f"cannot {action} {shown}: {_reason(e, timeout)}", hint) from e
+    except StrangeHostname as e:
+        raise RemoteError(f"cannot {action} {shown}: refusing host name {e.args[0]!r}") from e
+    except OSError as e:
+        raise RemoteError(f"cannot {action} {shown}: {e.strerror or e}", hint) from e
+
+
+@contextmanager
+def _open_local(repo_path: Path):
+    from dulwich.errors import NotGitRepository
+    from dulwich.repo import Repo
+
+    try:
+        repo = Repo(str(Path(repo_path)))
+    except NotGitRepository as e:
+        raise NotInitialized(f"{repo_path} is not a git repository",
+                             "run `cogit init` first") from e
+    try:
+        yield repo
+    finally:
+        repo.close()
+
+
+def _rejected(url: str, reasons: dict[str, str], non_fast_forward: bool) -> PushRejected:
+    detail = "; ".join(f"{b}: {r}" for b, r in sorted(reasons.items()))
+    hint = ("the remote has changes you do not have: sync again (fetch, merge, push)"
+            if non_fast_forward else "the server refused the update; see its reason above")
+    return PushRejected(f"push to {_redact(url)} rejected: {detail}", hint,
+                        non_fast_forward=non_fast_forward, rejected=reasons)
+
+
+def _descends(repo, new: bytes, old: bytes) -> bool:
+    """Is `old` an ancestor of `new` (so moving the remote from old to new loses nothing)?"""
+    from dulwich.graph import can_fast_forward
+
+    if old not in repo.object_store:  # the remote has commits we never fetched
+        return False
+    return can_fast_forward(repo, old, new)
+
+
+def _branches(refs: dict) -> dict[str, bytes]:
+    return {
+        _branch_name(ref): sha for ref, sha in refs.items()
+        if ref.startswith(BRANCH_PREFIX) and sha is not None and not ref.endswith(b"^{}")
+    }
+
+
+def _ref(branch: str) -> bytes:
+    b = branch.encode("utf-8")
+    return b if b.startswith(BRANCH_PREFIX) else BRANCH_PREFIX + b
+
+
+def _branch_name(ref: bytes) -> str:
+    return ref[len(BRANCH_PREFIX):].decode("utf-8", "replace") if ref.startswith(
+        BRANCH_PREFIX) else ref.decode("utf-8", "replace")
+
+
+def _b(path: str | bytes) -> bytes:
+    return os.fsencode(path) if isinstance(path, str) else path
+
+
+def _sha(sha: bytes | str) -> bytes:
+    return sha.encode("ascii") if isinstance(sha, str) else sha
+
+
+def _short(sha: bytes | str | None) -> str:
+    if sha is None:
+        return "nothing (no such branch)"
+    return _sha(sha).decode("ascii", "replace")[:12]
+
+
+def _reason(e: BaseException, timeout: float) -> str:
+    """A short reason from a dulwich protocol error (which wraps urllib3's long ones)."""
+    text = _one_line(e)
+    if "timed out" in text.lower():
+        return f"no answer within {timeout:g}s"
+    # "...NewConnectionError(...: [Errno 111] Connection refused)" -> "Connection refused"
+    m = re.search(r"\[Errno -?\d+\] ([^\"')(]+)", text)
+    return m.group(1).strip() if m else text
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip() or type(e).__name__
+    return " | ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _redact(url: str) -> str:
+    """The URL without any password in it, for messages."""
+    if "://" not in url:
+        return url
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))

@@ -1,0 +1,97 @@
+"""Shared fixtures: every test gets its own HOME and COGIT_HOME in a temp dir.
+
+Tests never touch the real home directory: HOME, XDG_* and COGIT_HOME point into
+tmp_path, and GIT_* variables are cleared so no test can reach another repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path, monkeypatch):
+    home = tmp_path / "userhome"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("COGIT_HOME", str(tmp_path / "cogit-home"))
+    monkeypatch.setenv("COGIT_AUTHOR", "Test Person <test@example.com>")
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("COGIT_IN_HOOK", raising=False)
+    for key in [k for k in os.environ if k.startswith("GIT_")]:
+        monkeypatch.delenv(key)
+    yield
+
+
+@pytest.fixture
+def cogit_home(tmp_path) -> Path:
+    return tmp_path / "cogit-home"
+
+
+class Cogit:
+    """Runs the real `python -m cogit` in a subprocess, with the test's environment."""
+
+    def __init__(self, home: Path):
+        self.home = home
+
+    def run(self, *args, input: str | bytes | None = None, check: bool = True, env: dict | None = None, timeout: float = 60):
+        full_env = dict(os.environ, COGIT_HOME=str(self.home), **(env or {}))
+        proc = subprocess.run(
+            [sys.executable, "-m", "cogit", *args],
+            input=input.encode() if isinstance(input, str) else input,
+            capture_output=True,
+            env=full_env,
+            timeout=timeout,
+            cwd=str(self.home.parent),
+        )
+        proc.out = proc.stdout.decode("utf-8", "replace")
+        proc.err = proc.stderr.decode("utf-8", "replace")
+        if check and proc.returncode != 0:
+            raise AssertionError(f"cogit {' '.join(args)} exited {proc.returncode}\n{proc.out}\n{proc.err}")
+        return proc
+
+    def json(self, *args):
+        return json.loads(self.run(*args, "--json").out)
+
+    def hook(self, event: str, payload, env: dict | None = None):
+        data = payload if isinstance(payload, (str, bytes)) else json.dumps(payload)
+        return self.run("hook", "claude", event, input=data, check=False, env=env)
+
+    def git(self, *args) -> str:
+        return git(self.home / "memory", *args)
+
+    def assert_healthy(self) -> None:
+        """The invariants after every command: fsck clean, tree clean, trailers there."""
+        self.git("fsck", "--strict")
+        assert self.git("status", "--porcelain") == ""
+        for block in self.git("log", "--format=%(trailers)%x00").split("\0"):
+            if block.strip():
+                assert "Cogit-Event:" in block and "Cogit-Source:" in block, block
+
+
+def git(cwd: Path, *args) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    proc = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, f"git {' '.join(args)}: {proc.stderr}"
+    return proc.stdout
+
+
+@pytest.fixture
+def cogit(cogit_home) -> Cogit:
+    return Cogit(cogit_home)
+
+
+@pytest.fixture
+def initialized(cogit) -> Cogit:
+    cogit.run("init")
+    return cogit
