@@ -107,7 +107,8 @@ def caps(config: Any) -> dict[str, int]:
 
 
 def _sort_key_oldest(item) -> tuple:
-    return (str(item.get("created_at", "")), str(item.get("id", "")))
+    # Timestamps have one-second resolution; list order (appended = newer) breaks ties.
+    return (str(item.get("created_at", "")),)
 
 
 def _prune_order(section: str):
@@ -135,7 +136,8 @@ def apply_caps(state: dict, config: Any) -> list[tuple[str, dict]]:
         limit = limits.get(section)
         if not items or limit is None or len(items) <= limit:
             continue
-        order = sorted(items, key=_prune_order(section))
+        key = _prune_order(section)
+        order = [item for _, item in sorted(enumerate(items), key=lambda p: (*key(p[1]), p[0]))]
         doomed = {id(i) for i in order[: len(items) - limit]}
         pruned += [(section, yamlio.plain(i)) for i in items if id(i) in doomed]
         items[:] = [i for i in items if id(i) not in doomed]
