@@ -1,0 +1,70 @@
+"""Hook entrypoints: `cogit hook <agent> <EVENT>`.
+
+Hooks fail open, fast and silent: whatever happens (bad input, a locked or broken
+store, a bug), the process exits 0 and prints either nothing or exactly one JSON
+object; the cause goes to runtime/logs/hooks.log. Standard library only on this
+path: no click, dulwich, ruamel.yaml or jsonschema is imported here.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import time
+
+MAX_LOG_BYTES = 1_000_000
+
+
+def run(args: list[str]) -> int:
+    real_stdout = sys.stdout
+    sys.stdout = io.StringIO()  # nothing but the final reply may reach the agent
+    home_root = None
+    try:
+        from cogit.paths import resolve_home
+
+        home_root = str(resolve_home())
+        if os.environ.get("COGIT_DISABLE") == "1":
+            return 0
+        if len(args) < 2:
+            raise ValueError(f"usage: cogit hook <agent> <EVENT>, got {args!r}")
+        agent, event = args[0], args[1]
+        if agent != "claude":
+            raise ValueError(f"unknown agent {agent!r} (known: claude)")
+        from cogit.hooks import claude
+
+        out = claude.main(event, sys.stdin.buffer, home_root)
+        if out:
+            real_stdout.write(out)
+            real_stdout.flush()
+    except BaseException as e:  # noqa: BLE001 - failing open is the contract
+        if isinstance(e, SystemExit) and not e.code:
+            return 0
+        # Bad input is the caller's problem: one line. Anything else gets a traceback.
+        log(home_root, f"{' '.join(args)}: {type(e).__name__}: {e}", exc=not isinstance(e, ValueError))
+    finally:
+        sys.stdout = real_stdout
+    return 0
+
+
+def log(home_root: str | None, text: str, exc: bool = False) -> None:
+    try:
+        if not home_root:
+            return
+        logs = os.path.join(home_root, "runtime", "logs")
+        os.makedirs(logs, exist_ok=True)
+        path = os.path.join(logs, "hooks.log")
+        try:
+            if os.path.getsize(path) > MAX_LOG_BYTES:
+                os.replace(path, path + ".1")
+        except OSError:
+            pass
+        line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} [{os.getpid()}] {text}\n"
+        if exc:
+            import traceback
+
+            line += "".join(traceback.format_exc(limit=8))
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(line)
+    except Exception:
+        pass

@@ -1,0 +1,84 @@
+"""Claude Code adapter: its payload -> one internal event; a reply -> its output JSON.
+
+Field names are the ones Claude Code really sends (see docs/claude-code.md and
+shared/reference/claude-code-observed.md): a failed tool call arrives as
+`PostToolUseFailure` with a string `error` and no `tool_response`.
+"""
+
+from __future__ import annotations
+
+import json
+
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "SubagentStop",
+    "PreCompact",
+    "SessionEnd",
+)
+# Events whose additionalContext reaches the model.
+CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure"}
+DEFAULT_MAX_PAYLOAD = 4_000_000
+
+
+def _str(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def read_payload(stream, limit: int = DEFAULT_MAX_PAYLOAD) -> dict:
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        while stream.read(1 << 20):  # drain, so the writer never blocks on a full pipe
+            pass
+        raise ValueError(f"payload over {limit} bytes; ignored")
+    if not data.strip():
+        raise ValueError("empty payload")
+    payload = json.loads(data.decode("utf-8"))
+    if not isinstance(payload, dict):
+        raise ValueError("payload is not a JSON object")
+    return payload
+
+
+def to_event(name: str, payload: dict) -> dict:
+    if name not in EVENTS:
+        raise ValueError(f"unknown Claude Code event {name!r}")
+    session = _str(payload.get("session_id"))
+    if not session:
+        raise ValueError("payload has no session_id")
+    duration = payload.get("duration_ms")
+    return {
+        "agent": "claude-code",
+        "event": name,
+        "session_id": session,
+        "cwd": _str(payload.get("cwd")),
+        "source": _str(payload.get("source")),
+        "model": _str(payload.get("model")),
+        "prompt": _str(payload.get("prompt")),
+        "tool_name": _str(payload.get("tool_name")),
+        "tool_input": payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {},
+        "tool_response": payload.get("tool_response"),
+        "error": _str(payload.get("error")),
+        "tool_use_id": _str(payload.get("tool_use_id")),
+        "duration_ms": duration if isinstance(duration, (int, float)) and not isinstance(duration, bool) else None,
+        "reason": _str(payload.get("reason")),
+        "trigger": _str(payload.get("trigger")),
+        "failed": name == "PostToolUseFailure",
+    }
+
+
+def render(name: str, context: str | None) -> str:
+    if not context or name not in CONTEXT_EVENTS:
+        return ""
+    return json.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": context}}, ensure_ascii=False)
+
+
+def main(name: str, stream, home_root: str) -> str:
+    from cogit.hooks import core
+
+    limit = core.settings(home_root).get("hooks", {}).get("max_payload_bytes", DEFAULT_MAX_PAYLOAD)
+    event = to_event(name, read_payload(stream, int(limit)))
+    return render(name, core.handle(event, home_root))

@@ -1,0 +1,332 @@
+"""The event core: per event, update the session's runtime state, run the senses,
+decide what the model is told. Standard library only.
+
+Nothing here touches git. Changes of memory (an explicit "remember this", a motor
+learning, the session's statistics) are queued in the session's runtime state and
+committed by `cogit finalize`, started detached, so a hook never waits on the store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+
+from cogit.runtime import Session, list_sessions
+
+_SETTINGS: dict = {}
+MAX_PRE = 64
+MAX_FEEDBACK = 20
+_HEURISTIC_ID = re.compile(r"\[(h-[0-9a-f]{4,16})\]")
+
+
+def runtime_dir(home_root: str) -> str:
+    return os.path.join(home_root, "runtime")
+
+
+def digest_path(home_root: str, branch: str) -> str:
+    from cogit.paths import safe_name
+
+    return os.path.join(runtime_dir(home_root), "digest", safe_name(branch.replace("/", "--")) + ".json")
+
+
+def read_digest(home_root: str, branch: str) -> dict | None:
+    try:
+        with open(digest_path(home_root, branch), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def settings(home_root: str) -> dict:
+    """Hook settings from the compiled digest of main (JSON; no YAML on this path)."""
+    if home_root not in _SETTINGS:
+        digest = read_digest(home_root, "main") or {}
+        _SETTINGS[home_root] = digest.get("settings") or {}
+    return _SETTINGS[home_root]
+
+
+def ref_head(home_root: str, branch: str) -> str | None:
+    """A branch head read from the repository files (loose ref, then packed-refs)."""
+    git = os.path.join(home_root, "memory", ".git")
+    try:
+        with open(os.path.join(git, "refs", "heads", *branch.split("/")), encoding="ascii") as f:
+            return f.read().strip()
+    except OSError:
+        pass
+    try:
+        with open(os.path.join(git, "packed-refs"), encoding="ascii") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 2 and parts[1] == f"refs/heads/{branch}":
+                    return parts[0]
+    except OSError:
+        pass
+    return None
+
+
+def handle(event: dict, home_root: str) -> str | None:
+    if os.environ.get("COGIT_IN_HOOK") == "1":
+        return None  # a cogit process started by a hook never re-enters the hooks
+    cfg = settings(home_root)
+    timeout = int(cfg.get("hooks", {}).get("lock_timeout_ms", 2000)) / 1000.0
+    session = Session(os.path.join(runtime_dir(home_root), "sessions"), event["session_id"])
+    handler = HANDLERS.get(event["event"])
+    if handler is None:
+        return None
+    return handler(event, session, cfg, home_root, timeout)
+
+
+def _touch(state: dict, event: dict) -> None:
+    state["last_event_at"] = time.time()
+    if event.get("cwd"):
+        state["cwd"] = event["cwd"]
+
+
+def on_session_start(event, session, cfg, home_root, timeout):
+    from cogit.scope import project_of
+
+    project = project_of(event.get("cwd"), cfg.get("projects", {}).get("overrides"))
+    branch = "main"
+    if project and read_digest(home_root, project["branch"]) is not None:
+        branch = project["branch"]
+    digest = read_digest(home_root, branch)
+    text = None
+    stale = False
+    if digest:
+        text = with_time(digest["text"])
+        heads = digest.get("heads") or {}
+        stale = any(ref_head(home_root, b) != sha for b, sha in heads.items())
+
+    def update(state):
+        _touch(state, event)
+        state["ended"] = False
+        state["project"] = project
+        if event.get("model"):
+            state["model"] = event["model"]
+        if digest:
+            state["receipts"] = (state.get("receipts") or [])[-9:] + [
+                {
+                    "t": time.time(),
+                    "source": event.get("source") or "startup",
+                    "branch": branch,
+                    "commit": (digest.get("heads") or {}).get(branch),
+                    "chars": len(text),
+                    "tokens": (len(text) + 3) // 4,
+                    "cut": sum((digest.get("cut") or {}).values()),
+                }
+            ]
+            state["in_play"] = _HEURISTIC_ID.findall(digest["text"])
+
+    session.update(update, agent=event["agent"], timeout=timeout)
+    others = [s for s in list_sessions(os.path.dirname(session.dir)) if s != os.path.basename(session.dir)]
+    if stale or others or digest is None:
+        spawn_finalize(home_root, None)
+    return text
+
+
+def on_prompt(event, session, cfg, home_root, timeout):
+    from cogit.learn import prompts
+
+    prompt = event.get("prompt") or ""
+    learning = prompts.explicit_request(prompt)
+    praised = prompts.praise(prompt)
+    min_chars = int(cfg.get("learning", {}).get("meaningful_min_chars", 40))
+    is_meaningful = prompts.meaningful(prompt, min_chars)
+    now = time.time()
+
+    def update(state):
+        _touch(state, event)
+        agg = state["agg"]
+        agg["prompts"] = agg.get("prompts", 0) + 1
+        eng = agg["engagement"]
+        eng["total"] += 1
+        if is_meaningful:
+            eng["meaningful"] += 1
+            eng["last_meaningful_at"] = now
+        if praised and state.get("in_play"):
+            for hid in state["in_play"]:
+                agg["evidence"][hid] = agg["evidence"].get(hid, 0) + 1
+            agg["feedback"] = (agg.get("feedback") or [])[-(MAX_FEEDBACK - 1):] + [prompt[:200]]
+        if learning:
+            state["queue_seq"] = state.get("queue_seq", 0) + 1
+            state["queue"].append(
+                {
+                    "qid": state["queue_seq"],
+                    "kind": "learning",
+                    "text": learning,
+                    "category": "feedback",
+                    "trigger": "explicit",
+                    "evidence": prompt[:300],
+                    "t": now,
+                }
+            )
+        _senses_prompt(state, prompt, now, home_root)
+
+    session.update(update, agent=event["agent"], timeout=timeout)
+    if learning:
+        spawn_finalize(home_root, session.id)
+        return f'cogit: noted for memory as a feedback learning: "{learning}"'
+    return None
+
+
+def _senses_prompt(state, prompt, now, home_root):
+    try:
+        from cogit import senses
+
+        senses.on_prompt(state.setdefault("senses", {}), prompt, now)
+    except Exception as e:  # a sense bug must not cost the session's records
+        from cogit.hooks import log
+
+        log(home_root, f"senses.on_prompt failed: {type(e).__name__}: {e}", exc=True)
+
+
+def on_pre_tool(event, session, cfg, home_root, timeout):
+    tid = event.get("tool_use_id")
+    if not tid:
+        return None
+
+    def update(state):
+        _touch(state, event)
+        pre = state.setdefault("pre", {})
+        pre[tid] = time.time()
+        if len(pre) > MAX_PRE:
+            for key in sorted(pre, key=pre.get)[: len(pre) - MAX_PRE]:
+                del pre[key]
+
+    session.update(update, agent=event["agent"], timeout=timeout)
+    return None
+
+
+def on_post_tool(event, session, cfg, home_root, timeout):
+    now = time.time()
+    tool = event.get("tool_name") or "unknown"
+    ok = not event["failed"]
+    max_records = int(cfg.get("hooks", {}).get("max_records", 1000))
+    out: dict = {}
+
+    def update(state):
+        _touch(state, event)
+        started = (state.get("pre") or {}).pop(event.get("tool_use_id") or "", None)
+        ms = event.get("duration_ms")
+        if ms is None and started:
+            ms = max(0, int((now - started) * 1000))
+        agg = state["agg"]
+        stats = agg["tools"].setdefault(tool, {"calls": 0, "failures": 0, "duration_ms_total": 0, "timed_calls": 0})
+        stats["calls"] += 1
+        stats["failures"] += 0 if ok else 1
+        if ms is not None:
+            stats["duration_ms_total"] += int(ms)
+            stats["timed_calls"] += 1
+        stats["last_used"] = now
+        last = (state.get("last_tools") or [])[-2:]
+        seqs = agg["sequences"]
+        if last:
+            key2 = f"{last[-1]} > {tool}"
+            seqs[key2] = seqs.get(key2, 0) + 1
+            if len(last) == 2:
+                key3 = f"{last[0]} > {last[1]} > {tool}"
+                seqs[key3] = seqs.get(key3, 0) + 1
+        state["last_tools"] = last[-1:] + [tool]
+        state["n_calls"] = state.get("n_calls", 0) + 1
+        if state.get("n_records", 0) < max_records:
+            state["n_records"] = state.get("n_records", 0) + 1
+            session.append_call({"n": state["n_calls"], "t": round(now, 3), "tool": tool, "ok": ok, "ms": ms})
+        out["text"], learnings = _sense(state, event, cfg, home_root, now, ms)
+        for learned in learnings:
+            state["queue_seq"] = state.get("queue_seq", 0) + 1
+            state["queue"].append(dict(learned, qid=state["queue_seq"], kind="learning", trigger="nociception", t=now))
+        out["queued"] = bool(learnings)
+
+    session.update(update, agent=event["agent"], timeout=timeout)
+    if out.get("queued"):
+        spawn_finalize(home_root, session.id)
+    return out.get("text")
+
+
+def _sense(state, event, cfg, home_root, now, ms):
+    try:
+        from cogit import senses
+    except ImportError:
+        return None, []
+    try:
+        call = senses.make_call(
+            event.get("tool_name") or "unknown",
+            event.get("tool_input") or {},
+            event.get("tool_response"),
+            event.get("error") if event["failed"] else None,
+            ms,
+            now,
+            event.get("cwd"),
+        )
+        if event["failed"] and call.get("ok", True):
+            call["ok"] = False
+        text, learnings = senses.observe(
+            state.setdefault("senses", {}),
+            call,
+            cfg.get("senses") or {},
+            cwd=event.get("cwd"),
+            cache_dir=os.path.join(runtime_dir(home_root), "cache"),
+            now=now,
+        )
+        return text, list(learnings or [])
+    except Exception as e:
+        from cogit.hooks import log
+
+        log(home_root, f"senses failed: {type(e).__name__}: {e}", exc=True)
+        return None, []
+
+
+def on_quiet(event, session, cfg, home_root, timeout):
+    session.update(lambda state: _touch(state, event), agent=event["agent"], timeout=timeout)
+    return None
+
+
+def on_session_end(event, session, cfg, home_root, timeout):
+    def update(state):
+        _touch(state, event)
+        state["ended"] = True
+        state["end_reason"] = event.get("reason")
+
+    session.update(update, agent=event["agent"], timeout=timeout)
+    spawn_finalize(home_root, session.id)
+    return None
+
+
+def with_time(text: str) -> str:
+    now = time.localtime()
+    part = ("night", "morning", "afternoon", "evening")[(now.tm_hour // 6) % 4]
+    line = f"Time: {time.strftime('%A', now)} {part}, {time.strftime('%Y-%m-%d %H:%M', now)}"
+    head, sep, rest = text.partition("\n")
+    return f"{head}\n{line}\n{rest}" if sep else f"{line}\n{text}"
+
+
+def spawn_finalize(home_root: str, session_id: str | None) -> None:
+    """Start `cogit finalize` detached: it commits queued changes; the hook does not wait."""
+    argv = [sys.executable, "-m", "cogit", "finalize", "--quiet"]
+    if session_id:
+        argv += ["--session", session_id]
+    env = dict(os.environ, COGIT_HOME=home_root, COGIT_IN_HOOK="1")
+    logs = os.path.join(runtime_dir(home_root), "logs")
+    os.makedirs(logs, exist_ok=True)
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 2, os.path.join(logs, "finalize.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600),
+    ]
+    os.posix_spawn(sys.executable, argv, env, file_actions=actions, setsid=True)
+
+
+HANDLERS = {
+    "SessionStart": on_session_start,
+    "UserPromptSubmit": on_prompt,
+    "PreToolUse": on_pre_tool,
+    "PostToolUse": on_post_tool,
+    "PostToolUseFailure": on_post_tool,
+    "Stop": on_quiet,
+    "SubagentStop": on_quiet,
+    "PreCompact": on_quiet,
+    "SessionEnd": on_session_end,
+}

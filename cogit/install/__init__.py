@@ -1,0 +1,1 @@
+"""Wiring cogit into agents: one module per agent."""

@@ -1,0 +1,135 @@
+"""`cogit install claude`: add cogit's hooks to a Claude Code settings file.
+
+Merges with the hooks already there and keeps them; a second run changes nothing;
+a settings file that cannot be parsed is refused with nothing written; a backup is
+kept before any change. `uninstall` removes exactly cogit's own entries, which are
+recognised by the `-m cogit hook claude` in their command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from cogit.errors import InstallError
+
+MARKER = "-m cogit hook claude "
+# (event, matcher or None, timeout in seconds)
+HOOKS = (
+    ("SessionStart", None, 10),
+    ("UserPromptSubmit", None, 10),
+    ("PreToolUse", "*", 5),
+    ("PostToolUse", "*", 5),
+    ("PostToolUseFailure", "*", 5),
+    ("Stop", None, 5),
+    ("SubagentStop", None, 5),
+    ("PreCompact", None, 5),
+    ("SessionEnd", None, 5),
+)
+
+
+def settings_path(project: str | None) -> Path:
+    if project:
+        return Path(project).expanduser().absolute() / ".claude" / "settings.json"
+    base = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(base).expanduser() if base else Path.home() / ".claude") / "settings.json"
+
+
+def command(event: str, home: str | None) -> str:
+    prefix = f"COGIT_HOME={shlex.quote(home)} " if home else ""
+    return f"{prefix}{shlex.quote(sys.executable)} {MARKER}{event}"
+
+
+def is_ours(handler) -> bool:
+    return isinstance(handler, dict) and MARKER in str(handler.get("command", ""))
+
+
+def load(path: Path) -> dict:
+    if not path.exists():
+        return {}
+    text = path.read_text("utf-8")
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InstallError(
+            f"{path} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); nothing was written",
+            hint="Fix the file by hand (or move it away) and run the command again.",
+        ) from None
+    if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
+        raise InstallError(f"{path} does not hold a settings object with a `hooks` object; nothing was written",
+                           hint="Fix the file by hand and run the command again.")
+    return data
+
+
+def without_ours(data: dict) -> dict:
+    data = json.loads(json.dumps(data))
+    hooks = data.get("hooks") or {}
+    for event in list(hooks):
+        groups = hooks[event] if isinstance(hooks[event], list) else []
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                handlers = [h for h in group["hooks"] if not is_ours(h)]
+                if not handlers and any(is_ours(h) for h in group["hooks"]):
+                    continue
+                group["hooks"] = handlers
+            kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if "hooks" in data and not hooks:
+        del data["hooks"]
+    return data
+
+
+def with_ours(data: dict, home: str | None) -> dict:
+    data = without_ours(data)
+    hooks = data.setdefault("hooks", {})
+    for event, matcher, timeout in HOOKS:
+        group = {"hooks": [{"type": "command", "command": command(event, home), "timeout": timeout}]}
+        if matcher:
+            group = {"matcher": matcher, **group}
+        hooks.setdefault(event, []).append(group)
+    return data
+
+
+def _write(path: Path, old_text: str | None, data: dict) -> Path | None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    backup = None
+    if old_text is not None:
+        backup = path.with_name(f"{path.name}.cogit-backup-{time.strftime('%Y%m%dT%H%M%S')}")
+        backup.write_text(old_text, "utf-8")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+    os.replace(tmp, path)
+    return backup
+
+
+def install(project: str | None = None, home: str | None = None, dry_run: bool = False) -> dict:
+    """Returns {"path", "changed", "backup", "settings"}."""
+    path = settings_path(project)
+    current = load(path)
+    new = with_ours(current, home)
+    changed = new != current
+    backup = None
+    if changed and not dry_run:
+        backup = _write(path, path.read_text("utf-8") if path.exists() else None, new)
+    return {"path": str(path), "changed": changed, "backup": str(backup) if backup else None, "settings": new}
+
+
+def uninstall(project: str | None = None, dry_run: bool = False) -> dict:
+    path = settings_path(project)
+    current = load(path)
+    new = without_ours(current)
+    changed = new != current
+    backup = None
+    if changed and not dry_run:
+        backup = _write(path, path.read_text("utf-8"), new)
+    return {"path": str(path), "changed": changed, "backup": str(backup) if backup else None, "settings": new}

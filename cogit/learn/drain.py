@@ -1,0 +1,204 @@
+"""`cogit finalize`: commit what sessions queued and fold their records into memory.
+
+Hooks never touch git; they queue. This runs detached after SessionEnd, after an
+explicit "remember this", and before any cogit command, so a session that never
+ended cleanly (a killed agent) is finalized too. Each queued change and each fold
+carries a `Cogit-Fold` id; the id is checked under the memory lock, so a crash
+between the commit and the bookkeeping never counts anything twice.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from cogit.locking import LockTimeout, file_lock
+from cogit.paths import Home
+from cogit.runtime import Session, empty_agg, list_sessions
+from cogit.store import repo as git
+from cogit.store.memory import add_item
+from cogit.store.provenance import Provenance
+from cogit.store.state import find, now_iso
+from cogit.store.write import Change, State, transact
+
+RECENT = 300  # commits searched for an already-committed fold id
+
+
+def fold_committed(fold_id: str):
+    token = f"\nCogit-Fold: {fold_id}\n".encode()
+
+    def check(repo, head: str | None) -> bool:
+        sha = head.encode() if head else None
+        for _ in range(RECENT):
+            if not sha:
+                return False
+            _, raw = repo.object_store.get_raw(sha)
+            if token in raw:
+                return True
+            i = raw.find(b"\nparent ")
+            sha = raw[i + 8 : i + 48] if i >= 0 else None
+        return False
+
+    return check
+
+
+def finalize(home: Home, session_id: str | None = None, stale_minutes: float | None = None) -> list:
+    """Finalize one session (or all); returns the write results (commits made)."""
+    if not (home.memory / ".git").exists():
+        return []
+    names = list_sessions(str(home.sessions))
+    if session_id is not None:
+        names = [Session(str(home.sessions), session_id).dir.rsplit(os.sep, 1)[-1]]
+    results = []
+    for name in names:
+        session = Session(str(home.sessions), name)
+        if not session.exists():
+            _cleanup(session)
+            continue
+        try:
+            with file_lock(os.path.join(session.dir, "finalize.lock"), 60):
+                results += _finalize_one(home, session, stale_minutes)
+        except LockTimeout:
+            continue
+        if not session.exists():
+            _cleanup(session)
+    return results
+
+
+def _cleanup(session: Session) -> None:
+    """A finished session leaves nothing behind (only lock files can remain)."""
+    try:
+        for name in os.listdir(session.dir):
+            if name.endswith("lock"):
+                os.unlink(os.path.join(session.dir, name))
+        os.rmdir(session.dir)
+    except OSError:
+        pass
+
+
+def _prov(state: dict, event: str, **kw) -> Provenance:
+    project = (state.get("project") or {}).get("name") or "global"
+    return Provenance(
+        event=event,
+        source="hook",
+        agent=state.get("agent") or "agent",
+        session=state.get("session_id") or "-",
+        project=project,
+        model=state.get("model"),
+        **kw,
+    )
+
+
+def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> list:
+    results = []
+    state = session.read() or {}
+    # 1. Queued memory changes, one commit each, in order.
+    for item in list(state.get("queue") or []):
+        fold_id = f"{state['session_id']}:q{item['qid']}"
+        prov = _prov(state, "learning.add", trigger=item.get("trigger"), evidence=item.get("evidence") or item.get("context"))
+        prov.extra["Cogit-Fold"] = fold_id
+        apply = add_item("learnings", item["text"], category=item.get("category") or "insight",
+                         context=item.get("context"), source="hook")
+        result = transact(home, prov, apply, skip_if=fold_committed(fold_id))
+        if result:
+            results.append(result)
+        session.update(lambda s: s.__setitem__("queue", [q for q in s["queue"] if q["qid"] != item["qid"]]), create=False)
+    # 2. The session's records, folded when it ended (or went silent: a killed agent).
+    state = session.read() or {}
+    if stale_minutes is None:
+        stale_minutes = 30.0
+    idle = time.time() - float(state.get("last_event_at") or 0)
+    if not (state.get("ended") or idle >= stale_minutes * 60):
+        return results
+
+    def take(s):
+        if s.get("pending") is None:
+            s["folds"] = s.get("folds", 0) + 1
+            s["pending"] = {"id": f"{s['session_id']}:f{s['folds']}", "agg": s["agg"],
+                            "receipts": s.get("receipts") or [], "final": bool(s.get("ended"))}
+            s["agg"] = empty_agg()
+            s["receipts"] = []
+        return s["pending"]
+
+    pending = session.update(take, create=False)
+    if pending:
+        result = transact(home, _fold_prov(state, pending), fold(state, pending), skip_if=fold_committed(pending["id"]))
+        if result:
+            results.append(result)
+        session.update(lambda s: s.__setitem__("pending", None), create=False)
+    final = session.read() or {}
+    if final.get("ended") and not final.get("queue") and final.get("pending") is None and _agg_empty(final.get("agg")):
+        _remove(session)
+    return results
+
+
+def _agg_empty(agg) -> bool:
+    return not agg or (not agg.get("tools") and not agg.get("prompts") and not agg.get("evidence"))
+
+
+def _remove(session: Session) -> None:
+    for name in sorted(os.listdir(session.dir), key=lambda n: n == "state.json"):
+        if name != "finalize.lock":
+            try:
+                os.unlink(os.path.join(session.dir, name))
+            except OSError:
+                pass
+
+
+def _fold_prov(state: dict, pending: dict) -> Provenance:
+    prov = _prov(state, "session.end" if pending["final"] else "session.fold")
+    prov.extra["Cogit-Fold"] = pending["id"]
+    receipts = pending.get("receipts") or []
+    if receipts:
+        prov.extra["Cogit-Digest"] = "; ".join(
+            f"{r.get('source')} {str(r.get('commit') or '')[:12]} chars={r.get('chars')} tokens={r.get('tokens')} cut={r.get('cut')}"
+            for r in receipts
+        )
+    feedback = pending["agg"].get("feedback") or []
+    if feedback:
+        prov.evidence = " | ".join(feedback)[:300]
+        prov.trigger = "praise"
+    return prov
+
+
+def fold(session_state: dict, pending: dict):
+    agg = pending["agg"]
+
+    def apply(state: State) -> Change | None:
+        tools = state["tools"]
+        calls = failures = 0
+        for name, s in (agg.get("tools") or {}).items():
+            t = tools["tools"].setdefault(name, {"calls": 0, "failures": 0, "duration_ms_total": 0, "timed_calls": 0})
+            for key in ("calls", "failures", "duration_ms_total", "timed_calls"):
+                t[key] = int(t.get(key, 0)) + int(s.get(key, 0))
+            if s.get("last_used"):
+                t["last_used"] = max(str(t.get("last_used") or ""), now_iso(s["last_used"]))
+            calls += int(s.get("calls", 0))
+            failures += int(s.get("failures", 0))
+        for key, n in (agg.get("sequences") or {}).items():
+            tools["sequences"][key] = int(tools["sequences"].get(key, 0)) + int(n)
+        if pending["final"]:
+            tools["sessions"] = int(tools.get("sessions", 0)) + 1
+        eng = agg.get("engagement") or {}
+        engagement = state["engagement"]
+        engagement["total_interactions"] += int(eng.get("total", 0))
+        engagement["meaningful_interactions"] += int(eng.get("meaningful", 0))
+        if eng.get("last_meaningful_at"):
+            engagement["last_meaningful_at"] = max(str(engagement.get("last_meaningful_at") or ""), now_iso(eng["last_meaningful_at"]))
+        praised = []
+        for hid, n in (agg.get("evidence") or {}).items():
+            try:
+                section, _, item = find(state, hid)
+            except Exception:
+                continue  # forgotten since the digest was injected
+            if section == "heuristics":
+                item["evidence"] = int(item.get("evidence", 0)) + int(n)
+                item["updated_at"] = now_iso()
+                praised.append(hid)
+        sid = str(session_state.get("session_id", "?"))[:8]
+        what = "ended" if pending["final"] else "records so far"
+        summary = f"Session {sid} {what}: {calls} tool calls ({failures} failed), {eng.get('total', 0)} prompts"
+        body = f"Evidence for {', '.join(praised)} from praise." if praised else ""
+        return Change(summary, body=body)
+
+    return apply

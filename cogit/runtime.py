@@ -1,0 +1,112 @@
+"""Per-session scratch state: small JSON files under runtime/sessions/<id>/.
+
+Standard library only: every tool call of the agent goes through here. Each update
+holds the session's flock (bounded wait), reads state.json, changes it and replaces
+it atomically, so parallel tool calls (concurrent hook processes) lose nothing.
+Records of tool calls are appended to calls.jsonl, at most `max_records` per session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from cogit.locking import file_lock
+
+
+def new_state(session_id: str, agent: str) -> dict:
+    now = time.time()
+    return {
+        "session_id": session_id,
+        "agent": agent,
+        "started_at": now,
+        "last_event_at": now,
+        "ended": False,
+        "cwd": None,
+        "project": None,
+        "n_calls": 0,
+        "n_records": 0,
+        "last_tools": [],
+        "agg": empty_agg(),
+        "pending": None,
+        "folds": 0,
+        "queue": [],
+        "queue_seq": 0,
+        "receipts": [],
+        "in_play": [],
+        "senses": {},
+        "pre": {},
+    }
+
+
+def empty_agg() -> dict:
+    return {
+        "tools": {},
+        "sequences": {},
+        "engagement": {"total": 0, "meaningful": 0, "last_meaningful_at": None},
+        "evidence": {},
+        "feedback": [],
+        "prompts": 0,
+    }
+
+
+class Session:
+    """The runtime files of one agent session."""
+
+    def __init__(self, sessions_dir: str, session_id: str):
+        from cogit.paths import safe_name
+
+        self.id = session_id
+        self.dir = os.path.join(str(sessions_dir), safe_name(session_id))
+        self.state_path = os.path.join(self.dir, "state.json")
+        self.calls_path = os.path.join(self.dir, "calls.jsonl")
+        self.lock_path = os.path.join(self.dir, "lock")
+
+    def exists(self) -> bool:
+        return os.path.exists(self.state_path)
+
+    def read(self) -> dict | None:
+        try:
+            with open(self.state_path, encoding="utf-8") as f:
+                return json.load(f)
+        except FileNotFoundError:
+            return None
+
+    def update(self, fn, *, agent: str = "unknown", timeout: float = 2.0, create: bool = True):
+        """Run fn(state) under the session lock and save the state; returns fn's result."""
+        if not create and not self.exists():
+            return None
+        os.makedirs(self.dir, exist_ok=True)
+        with file_lock(self.lock_path, timeout):
+            state = self.read()
+            if state is None:
+                if not create:
+                    return None
+                state = new_state(self.id, agent)
+            result = fn(state)
+            write_json(self.state_path, state)
+            return result
+
+    def append_call(self, record: dict) -> None:
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        # O_APPEND keeps concurrent appends whole; the count cap is kept in state.json.
+        fd = os.open(self.calls_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+
+
+def write_json(path: str, value) -> None:
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(value, f, ensure_ascii=False, separators=(",", ":"))
+    os.replace(tmp, path)
+
+
+def list_sessions(sessions_dir: str) -> list[str]:
+    try:
+        return sorted(os.listdir(sessions_dir))
+    except FileNotFoundError:
+        return []

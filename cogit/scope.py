@@ -1,0 +1,103 @@
+"""Which project a working directory belongs to, and its branch name (stdlib only).
+
+The project is the normalized URL of the origin remote of the repository that
+holds `cwd` (so two clones on two machines share one scope), else the repository's
+top-level folder, else the folder itself; `projects.overrides` in config maps a
+URL or folder to a chosen name. Branch names are `project/<slug>`, safe as git
+ref names whatever the input.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+
+_UNSAFE = re.compile(r"[^a-z0-9._-]+")
+
+
+def find_toplevel(cwd: str) -> str | None:
+    path = os.path.abspath(cwd)
+    while True:
+        if os.path.exists(os.path.join(path, ".git")):
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+def origin_url(toplevel: str) -> str | None:
+    git = os.path.join(toplevel, ".git")
+    if os.path.isfile(git):  # a worktree or submodule: "gitdir: <path>"
+        try:
+            with open(git, encoding="utf-8") as f:
+                line = f.read().strip()
+            if line.startswith("gitdir:"):
+                git = os.path.normpath(os.path.join(toplevel, line[7:].strip()))
+                common = os.path.join(git, "commondir")
+                if os.path.exists(common):
+                    with open(common, encoding="utf-8") as f:
+                        git = os.path.normpath(os.path.join(git, f.read().strip()))
+        except OSError:
+            return None
+    try:
+        with open(os.path.join(git, "config"), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    section = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section = line
+            continue
+        if section and re.match(r'\[remote\s+"origin"\]', section) and line.startswith("url"):
+            _, _, value = line.partition("=")
+            return value.strip() or None
+    return None
+
+
+def normalize_url(url: str) -> str:
+    """git@github.com:Me/Repo.git, https://u:p@github.com/me/repo -> github.com/me/repo."""
+    u = url.strip()
+    m = re.match(r"^[\w.+-]+://(?:[^@/]*@)?([^/:]+)(?::\d+)?/(.*)$", u)
+    if m:
+        host, path = m.group(1), m.group(2)
+    else:
+        m = re.match(r"^(?:[^@]+@)?([^:/]+):(.*)$", u)
+        if m:
+            host, path = m.group(1), m.group(2)
+        else:
+            host, path = "", u
+    path = re.sub(r"\.git/?$", "", path.strip("/"))
+    return (f"{host}/{path}" if host else path).lower()
+
+
+def slugify(name: str) -> str:
+    """A safe ref component for any input (.., /, spaces, NUL, unicode)."""
+    text = name.strip().lower().replace("\\", "/")
+    parts = [_UNSAFE.sub("-", p).strip(".-") for p in text.split("/")]
+    slug = "-".join(p for p in parts if p and p not in (".", ".."))
+    slug = re.sub(r"-{2,}", "-", slug).strip("-.")
+    slug = slug.replace(".lock", "-lock")[:60].rstrip(".-")
+    if not slug or slug != _UNSAFE.sub("-", text).strip("-.")[:60]:
+        digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+        slug = f"{slug or 'project'}-{digest}"
+    return slug
+
+
+def project_of(cwd: str | None, overrides: dict | None = None) -> dict | None:
+    """{"name", "slug", "branch", "toplevel"} for a working directory, or None."""
+    if not cwd or not os.path.isabs(cwd):
+        return None
+    overrides = overrides or {}
+    top = find_toplevel(cwd) or os.path.abspath(cwd)
+    url = origin_url(top) if os.path.exists(os.path.join(top, ".git")) else None
+    name = normalize_url(url) if url else top
+    for key in (url, name, top):
+        if key and key in overrides:
+            name = overrides[key]
+            break
+    slug = slugify(name)
+    return {"name": name, "slug": slug, "branch": f"project/{slug}", "toplevel": top}
