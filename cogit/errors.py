@@ -71,3 +71,26 @@ class RemoteError(CogitError):
 
 class InstallError(CogitError):
     code = "install"
+
+
+class PushRejected(RemoteError):
+    """The remote refused a push. `rejected` maps each refused branch to the reason.
+
+    `non_fast_forward` is True when the remote branch moved on since the last fetch (or
+    the push would drop its commits): fetch, merge and push again. False means a server
+    policy (a hook, permissions) refused it, and retrying will not help.
+    """
+
+    code = "push_rejected"
+
+    def __init__(
+        self,
+        message: str,
+        hint: str | None = None,
+        *,
+        non_fast_forward: bool = False,
+        rejected: dict[str, str] | None = None,
+    ):
+        super().__init__(message, hint)
+        self.non_fast_forward = non_fast_forward
+        self.rejected = dict(rejected or {})

@@ -118,12 +118,15 @@ def push(
                 ref = _ref(branch)
                 current = remote_refs.get(ref)
                 current = None if current in (None, ZERO_SHA) else current
-                if branch in old and current != (None if old[branch] is None else _sha(old[branch])):
+                expected = _sha(old[branch]) if old.get(branch) is not None else None
+                if current == sha:
+                    continue  # already there (whoever put it there)
+                if branch in old and current != expected:
                     stale[branch] = (f"the remote is at {_short(current)}, "
-                                     f"expected {_short(old[branch])}")
-                elif current not in (None, sha) and not force and not _descends(repo, sha, current):
+                                     f"expected {_short(expected)}")
+                elif current is not None and not force and not _descends(repo, sha, current):
                     stale[branch] = f"{_short(sha)} does not contain the remote's {_short(current)}"
-                elif current != sha:
+                else:
                     new_refs[ref] = sha
                     sent[branch] = sha
             if stale:  # refuse before sending anything
