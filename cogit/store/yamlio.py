@@ -9,6 +9,7 @@ hundred bytes into gigabytes; memory files have no use for aliases).
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -16,6 +17,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 MAX_BYTES = 256 * 1024
 
@@ -77,9 +79,30 @@ def load(text: str | bytes) -> Any:
         raise YamlProblem(f"invalid YAML: {e}") from None
 
 
+_RISKY = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]|^\s|\s$|\r")
+
+
+def _protect(value: Any) -> Any:
+    """Strings with control or line-separator characters are written double-quoted,
+    where YAML escapes them; in other styles the emitter folds e.g. U+0085 to a space."""
+    if isinstance(value, str) and not isinstance(value, DoubleQuotedScalarString) and _RISKY.search(value):
+        return DoubleQuotedScalarString(value)
+    if isinstance(value, dict):
+        for key in list(value.keys()):
+            new = _protect(value[key])
+            if new is not value[key]:
+                value[key] = new
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            new = _protect(item)
+            if new is not item:
+                value[i] = new
+    return value
+
+
 def dump(doc: Any) -> str:
     out = io.StringIO()
-    _yaml().dump(doc, out)
+    _yaml().dump(_protect(doc), out)
     return out.getvalue()
 
 
