@@ -1,0 +1,505 @@
+"""One tool call, as the senses see it: built from a Claude Code PostToolUse / PostToolUseFailure payload.
+
+Claude Code sends a successful call as `PostToolUse` with a structured `tool_response`
+(its shape depends on the tool) and a failed one as `PostToolUseFailure` with a string
+`error` and no `tool_response` (for Bash, `error` starts with "Exit code N").
+A call is a failure when there is an `error`, or, conservatively, when the response itself
+says so (`interrupted: true` on Bash, `isError`/`is_error: true` on MCP results). Output on
+stderr, or words such as "error" inside a successful result, are not failures: reading a log
+or a test file must not look like pain.
+"""
+
+import os
+import re
+import zlib
+
+from .text import LazyRe
+
+WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+READ_TOOLS = ("Read", "NotebookRead", "WebFetch", "BashOutput")
+SEARCH_TOOLS = ("Grep", "Glob", "LS", "WebSearch", "ToolSearch")
+EXEC_TOOLS = ("Bash", "PowerShell")
+
+MAX_TARGET = 300
+MAX_CMD = 300
+MAX_SIG = 200
+# Claude Code truncates Bash output for the model at about this many characters.
+MAX_OUTPUT = 30000
+
+
+def kind_of(tool):
+    if tool in WRITE_TOOLS:
+        return "write"
+    if tool in READ_TOOLS:
+        return "read"
+    if tool in SEARCH_TOOLS:
+        return "search"
+    if tool in EXEC_TOOLS:
+        return "exec"
+    return "other"
+
+
+def _s(value):
+    return value if isinstance(value, str) else ""
+
+
+def _abspath(path, cwd):
+    if not path:
+        return ""
+    if not os.path.isabs(path) and cwd:
+        path = os.path.join(cwd, path)
+    return os.path.normpath(path)
+
+
+def _one_line(text, limit):
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --- error signatures -------------------------------------------------------
+
+_TRUNC = LazyRe(r"\.\.\. \[\d+ characters truncated\] \.\.\.")
+_EXIT = LazyRe(r"^\s*exit code (-?\d+)\s*$", re.I)
+_KEY = LazyRe(
+    r"error|exception|traceback|fail|fatal|panic|abort|cannot|can't|could not|couldn't|"
+    r"not found|no such|denied|invalid|unexpected|undefined|unresolved|refused|timed? ?out|"
+    r"missing|unable|not recognized|segmentation|killed",
+    re.I,
+)
+# lines that say nothing about which error it is
+_NOISE = LazyRe(r"^(?:traceback \(most recent call last\):|[=_-]{3,}\s*(?:failures|errors)\s*[=_-]{3,})$", re.I)
+_NORMALIZERS = (
+    # timestamps: ISO dates with optional time, then clock times
+    (LazyRe(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"), "<ts>"),
+    (LazyRe(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<ts>"),
+    (LazyRe(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<id>"),
+    (LazyRe(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
+    (LazyRe(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b", re.I), "<hex>"),
+    # paths with at least one separator, then bare file names with a known extension
+    (LazyRe(r"(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:[\w.@+-]*[/\\])+[\w.@+-]*"), "<path>"),
+    (
+        LazyRe(
+            r"\b[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|cjs|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|php|swift|"
+            r"json|ya?ml|toml|ini|cfg|md|txt|sh|css|scss|html|vue|svelte|lock|log|so|o)\b",
+            re.I,
+        ),
+        "<path>",
+    ),
+    (LazyRe(r"\d+(?:\.\d+)*"), "<n>"),
+)
+
+
+def normalize(text):
+    """Lower-case text with timestamps, ids, hex, paths, line numbers and other numbers replaced."""
+    for pattern, repl in _NORMALIZERS:
+        text = pattern.sub(repl, text)
+    return " ".join(text.lower().split())
+
+
+# lines that name the error: an exception class, "error:"/"fatal:"/"panic:", a compiler code, pytest's "E   "
+_STRONG = LazyRe(
+    r"[A-Za-z_]\w*(?:Error|Exception)\b|\b(?:error|fatal|panic)(?:\[\w+\])?\s*[:!]|\berror\s+[A-Z]+\d+|^E\s{2,}\S",
+    re.I,
+)
+
+
+def _picked(error):
+    """(lines that say which error it is, exit code or None) of an error text.
+
+    Lines naming the error (an exception, "error:", a compiler code) win over lines that merely
+    mention a failure ("1 error in 0.12s"); with neither, the last lines are used.
+    """
+    text = _TRUNC.sub("\n", error if isinstance(error, str) else str(error))
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    code = None
+    if lines:
+        m = _EXIT.match(lines[0])
+        if m:
+            code = m.group(1)
+            lines = lines[1:]
+    lines = [line for line in lines if not _NOISE.match(line)]
+    strong = [line for line in lines if _STRONG.search(line)]
+    if strong:
+        return strong[-2:], code
+    key = [line for line in lines if _KEY.search(line)]
+    return (key or lines)[-3:], code
+
+
+def signature(error, cmd=None):
+    """A short normalized signature of an error text.
+
+    Uses the last few lines that look like an error (the exception of a traceback, the
+    FAILED/summary lines of a test run), else the last lines. An error with no output at all
+    ("Exit code 1" alone) is signed with the command, so that the same silent failure repeats
+    its signature and different commands do not.
+    """
+    picked, code = _picked(error)
+    if not picked:
+        picked = ["exit %s %s" % (code or "?", _one_line(cmd or "", 120))]
+    sig = normalize(" | ".join(line[:300] for line in picked))
+    return sig[:MAX_SIG] or "error"
+
+
+def error_line(error):
+    """The most telling line of an error, as written (for messages; signatures are normalized)."""
+    picked, code = _picked(error)
+    if picked:
+        return _one_line(re.sub(r"^E\s+", "", picked[-1]), 160)
+    return "exit code %s, no output" % code if code else "no output"
+
+
+_TOKEN = LazyRe(r"<\w+>|\w+")
+
+
+def similarity(a, b):
+    """Jaccard similarity of the token sets of two signatures (1.0 for two equal strings)."""
+    if a == b:
+        return 1.0
+    ta, tb = set(_TOKEN.findall(a or "")), set(_TOKEN.findall(b or ""))
+    if not ta or not tb:
+        return 0.0
+    return len(ta & tb) / len(ta | tb)
+
+
+# --- test runs and test files ----------------------------------------------
+
+_SEGMENT = LazyRe(r"&&|\|\||[;|\n]")
+_WRAPPERS = frozenset(
+    "uv poetry pipenv hatch pdm rye npx pnpx bunx exec time env nice sudo xvfb-run command".split()
+)
+_SUITE_ONLY = frozenset("tox nox ctest phpunit".split())
+_TEST_ARG = LazyRe(
+    r"(?:^|/)(?:test_[\w-]*\.py|[\w-]+_test\.(?:py|go)|[\w.-]+\.(?:test|spec)\.[cm]?[jt]sx?|[\w-]+_spec\.rb)$|::"
+)
+_FILTER_OPT = LazyRe(r"^(?:-k|-m|-run|--run|-t|--testNamePattern|--test-name-pattern|--grep|-g|--filter)(?:=|$)")
+
+
+def _runner_args(segment):
+    """The arguments after the test runner when this command segment runs tests, else None."""
+    toks = [t.strip("'\"") for t in segment.split()]
+    i = 0
+    while i < len(toks):
+        tok = toks[i]
+        base = tok.rsplit("/", 1)[-1]
+        if "=" in tok and not tok.startswith("-"):  # FOO=1 pytest
+            i += 1
+        elif base in _WRAPPERS:
+            i += 2 if i + 1 < len(toks) and toks[i + 1] == "run" else 1
+        elif base == "timeout":
+            i += 1
+            while i < len(toks) and (toks[i].startswith("-") or toks[i][:1].isdigit()):
+                i += 1
+        else:
+            break
+    if i >= len(toks):
+        return None
+    prog, args = toks[i].rsplit("/", 1)[-1], toks[i + 1 :]
+    words = [a for a in args if not a.startswith("-")]
+    if prog in ("pytest", "py.test", "jest", "vitest", "mocha", "rspec"):
+        return args
+    if prog in _SUITE_ONLY:
+        return []
+    if re.match(r"python[\d.]*$", prog) and args[:2] in (["-m", "pytest"], ["-m", "unittest"]):
+        return args[2:]
+    if prog in ("npm", "pnpm", "yarn", "bun"):
+        if words[:1] == ["test"] or words[:1] == ["t"]:
+            return args[args.index(words[0]) + 1 :]
+        if words[:1] == ["run"] and len(words) > 1 and words[1].startswith("test"):
+            return args[args.index(words[1]) + 1 :]
+        return None
+    if prog in ("deno", "go", "swift", "mix", "dotnet") and words[:1] == ["test"]:
+        return args[args.index("test") + 1 :]
+    if prog == "node" and "--test" in args:
+        return [a for a in args if a != "--test"]
+    if prog == "cargo" and words[:1] in (["test"], ["nextest"]):
+        rest = args[args.index(words[0]) + 1 :]
+        # a positional argument of cargo test is a test-name filter
+        return ["--filter" if not a.startswith("-") else a for a in rest if a != "run"]
+    if prog in ("make", "rake", "mvn", "gradle", "gradlew") and any(w in ("test", "check") for w in words):
+        return []
+    if prog == "bundle" and words[:2] == ["exec", "rspec"]:
+        return args[args.index("rspec") + 1 :]
+    return None
+
+
+def program(cmd):
+    """The program a command runs, past `cd x &&`, env assignments and wrappers: 'pytest', 'npm' …"""
+    for segment in _SEGMENT.split(cmd or ""):
+        toks = [t.strip("'\"") for t in segment.split()]
+        while toks and (("=" in toks[0] and not toks[0].startswith("-")) or toks[0].rsplit("/", 1)[-1] in _WRAPPERS):
+            toks = toks[2:] if len(toks) > 1 and toks[1] == "run" else toks[1:]
+        if toks and toks[0] not in ("cd", "pushd", "source", ".", "set", "export"):
+            prog = toks[0].rsplit("/", 1)[-1]
+            if re.match(r"python[\d.]*$", prog) and len(toks) > 2 and toks[1] == "-m":
+                return toks[2]  # python -m pip -> pip
+            return prog
+    return ""
+
+
+def run_scope(cmd):
+    """'suite' or 'targeted' when the command runs tests, else None.
+
+    The runner has to be the program of one command segment (after wrappers such as `uv run`,
+    `timeout 60` or `FOO=1`), so `pip install pytest` or `grep pytest` are not test runs.
+    Targeted means it names test files, node ids (`x.py::test_y`) or a name filter (-k, -run, -t);
+    a bare runner or a directory counts as the suite.
+    """
+    if not cmd:
+        return None
+    scope = None
+    for segment in _SEGMENT.split(cmd):
+        args = _runner_args(segment)
+        if args is None:
+            continue
+        if any(_TEST_ARG.search(a) or _FILTER_OPT.match(a) for a in args):
+            scope = scope or "targeted"
+        else:
+            scope = "suite"
+    return scope
+
+
+_TEST_FILE = LazyRe(
+    r"(?:^|/)(?:tests?|__tests__|spec|specs)/|(?:^|/)test_[^/]*$|_test\.[a-z]+$|\.(?:test|spec)\.[a-z]+$|Tests?\.[a-z]+$"
+)
+
+
+def is_test_file(path):
+    return bool(path) and bool(_TEST_FILE.search(path.replace("\\", "/")))
+
+
+CODE_EXT = frozenset(
+    ".py .pyi .js .jsx .ts .tsx .mjs .cjs .mts .cts .go .rs .rb .java .kt .kts .scala .c .h .cc .cpp .hpp "
+    ".cs .swift .php .vue .svelte .ex .exs .lua .dart".split()
+)
+
+
+def is_code_file(path):
+    return os.path.splitext(path or "")[1].lower() in CODE_EXT
+
+
+# --- sizes: what enters the model's context ----------------------------------
+
+
+def _texts(value, limit=MAX_OUTPUT):
+    """Total length of the text blocks of an MCP/Agent style result."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, list):
+        total = 0
+        for item in value:
+            if isinstance(item, dict):
+                if isinstance(item.get("text"), str):
+                    total += len(item["text"])
+                elif item.get("type") == "image":
+                    total += 6000
+            elif isinstance(item, str):
+                total += len(item)
+        return min(total, limit)
+    return 0
+
+
+def _input_size(tool_input):
+    """Characters of the input the model wrote (they sit in the context too)."""
+    total = 0
+    for value in tool_input.values():
+        if isinstance(value, str):
+            total += len(value)
+        elif isinstance(value, list):  # MultiEdit edits
+            for item in value:
+                if isinstance(item, dict):
+                    total += sum(len(v) for v in item.values() if isinstance(v, str))
+    return total
+
+
+def response_size(tool, tool_response):
+    """Characters of the result that the model sees, estimated per tool from the structured response."""
+    r = tool_response
+    if r is None:
+        return 0
+    if isinstance(r, str):
+        return min(len(r), MAX_OUTPUT)
+    if isinstance(r, list):
+        return _texts(r)
+    if not isinstance(r, dict):
+        return 0
+    if tool in EXEC_TOOLS or "stdout" in r:
+        return min(len(_s(r.get("stdout"))) + len(_s(r.get("stderr"))), MAX_OUTPUT)
+    f = r.get("file")
+    if isinstance(f, dict):  # Read: {"type": "text", "file": {"content", "numLines", ...}}
+        if r.get("type") == "image" or "base64" in f:
+            return 6000
+        content = _s(f.get("content"))
+        lines = f.get("numLines") if isinstance(f.get("numLines"), int) else content.count("\n") + 1
+        return len(content) + 7 * lines  # Read prefixes each line with its number and a tab
+    if tool in ("Edit", "MultiEdit", "Write") or "structuredPatch" in r:
+        patch = r.get("structuredPatch")
+        total = 120
+        if isinstance(patch, list):
+            for hunk in patch:
+                if isinstance(hunk, dict) and isinstance(hunk.get("lines"), list):
+                    total += sum(len(x) + 8 for x in hunk["lines"] if isinstance(x, str))
+        return total
+    if "filenames" in r or "mode" in r:  # Grep / Glob
+        content = _s(r.get("content"))
+        if content:
+            return min(len(content), MAX_OUTPUT)
+        names = r.get("filenames")
+        return sum(len(n) + 1 for n in names if isinstance(n, str)) if isinstance(names, list) else 0
+    if isinstance(r.get("result"), str):  # WebFetch
+        return len(r["result"])
+    if "content" in r:  # Agent (completed), MCP {"content": [...]}
+        return _texts(r["content"])
+    try:
+        import json
+
+        return min(len(json.dumps(r, default=str)), MAX_OUTPUT)
+    except (TypeError, ValueError):
+        return 0
+
+
+# --- the call record ----------------------------------------------------------
+
+
+def _target(tool, ti, cwd):
+    path = _s(ti.get("file_path")) or _s(ti.get("notebook_path"))
+    if tool in WRITE_TOOLS or tool in ("Read", "NotebookRead"):
+        return _abspath(path or _s(ti.get("path")), cwd)
+    if tool in EXEC_TOOLS:
+        return _one_line(_s(ti.get("command")), MAX_TARGET)
+    if tool in ("Grep", "Glob"):
+        where = _abspath(_s(ti.get("path")), cwd) or _abspath(cwd or "", None)
+        extra = _s(ti.get("glob")) or _s(ti.get("type"))
+        return _one_line("%s in %s%s" % (_s(ti.get("pattern")), where, " (%s)" % extra if extra else ""), MAX_TARGET)
+    if tool == "LS":
+        return _abspath(_s(ti.get("path")), cwd)
+    if tool == "WebFetch":
+        return _one_line(_s(ti.get("url")), MAX_TARGET)
+    if tool == "WebSearch":
+        return _one_line(_s(ti.get("query")), MAX_TARGET)
+    if path:
+        return _abspath(path, cwd)
+    return ""
+
+
+def _change_hash(tool, ti):
+    """A fingerprint of what a write puts in: two writes with the same fingerprint change nothing new."""
+    if tool == "Edit":
+        data = _s(ti.get("old_string")) + "\0" + _s(ti.get("new_string"))
+    elif tool == "Write":
+        data = _s(ti.get("content"))
+    elif tool == "MultiEdit":
+        edits = ti.get("edits") if isinstance(ti.get("edits"), list) else []
+        data = "\0".join(_s(e.get("old_string")) + "\1" + _s(e.get("new_string")) for e in edits if isinstance(e, dict))
+    elif tool == "NotebookEdit":
+        data = _s(ti.get("cell_id")) + "\0" + _s(ti.get("new_source")) + "\0" + _s(ti.get("edit_mode"))
+    else:
+        return None
+    return "%08x" % (zlib.crc32(data.encode("utf-8", "replace")) & 0xFFFFFFFF)
+
+
+def _change_text(tool, ti):
+    """'`old` -> `new`' for an Edit (the first edit of a MultiEdit), shortened; None otherwise."""
+    if tool == "MultiEdit" and isinstance(ti.get("edits"), list) and ti["edits"] and isinstance(ti["edits"][0], dict):
+        ti = ti["edits"][0]
+    elif tool != "Edit":
+        return None
+    old, new = _s(ti.get("old_string")), _s(ti.get("new_string"))
+    if not old and not new:
+        return None
+    # show the differing middle of the two strings, not their shared context
+    a, b = old, new
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < min(len(a), len(b)) - i and a[len(a) - 1 - j] == b[len(b) - 1 - j]:
+        j += 1
+    # keep a little shared context, cut at word boundaries
+    i = max(0, i - 12)
+    while i > 0 and not a[i - 1].isspace():
+        i -= 1
+    j = max(0, j - 12)
+    while j > 0 and not a[len(a) - j].isspace():
+        j -= 1
+    a, b = a[i : len(a) - j], b[i : len(b) - j]
+    return "`%s` -> `%s`" % (_one_line(a, 60), _one_line(b, 60))
+
+
+def _failure_in_response(tool, r):
+    """A signature when a *successful* event's response still reports a failure, else None."""
+    if not isinstance(r, dict):
+        return None
+    if r.get("interrupted") is True:
+        tail = (_s(r.get("stderr")) or _s(r.get("stdout")))[-500:]
+        return "interrupted | " + (normalize(tail)[:150] if tail.strip() else "no output")
+    if r.get("isError") is True or r.get("is_error") is True:
+        content = r.get("content")
+        text = ""
+        if isinstance(content, list):
+            text = " ".join(_s(c.get("text")) for c in content if isinstance(c, dict))
+        elif isinstance(content, str):
+            text = content
+        return signature(text or "%s reported an error" % tool)
+    return None
+
+
+def make_call(tool_name, tool_input, tool_response, error, duration_ms, now, cwd, tool_use_id=None):
+    """Build the JSON-serialisable call record the senses work on.
+
+    Keys: tool, target, kind (read/write/exec/search/other), ok, sig (normalized error signature
+    or None), size (characters that entered the context: the model's input plus the result it
+    sees), cmd (Bash command or None), is_test, t; and, when they apply: err (the telling error
+    line, as written), scope ('suite' or 'targeted' test run), h (fingerprint of a write's
+    content), change (what an Edit replaced, shortened), part (offset:limit of a partial Read),
+    test_file (a write to a test file), created (a Write that created the file), id
+    (tool_use_id), ms (duration).
+    """
+    tool = tool_name if isinstance(tool_name, str) and tool_name else "unknown"
+    ti = tool_input if isinstance(tool_input, dict) else {}
+    kind = kind_of(tool)
+    cmd = _s(ti.get("command")) if kind == "exec" else ""
+    call = {
+        "tool": tool,
+        "target": _target(tool, ti, cwd),
+        "kind": kind,
+        "ok": True,
+        "sig": None,
+        "size": 0,
+        "cmd": _one_line(cmd, MAX_CMD) if cmd else None,
+        "is_test": False,
+        "t": float(now) if isinstance(now, (int, float)) and not isinstance(now, bool) else 0.0,
+    }
+    if error is not None and error is not False:
+        err = error if isinstance(error, str) else str(error)
+        call["ok"] = False
+        call["sig"] = signature(err, cmd)
+        call["err"] = error_line(err)
+        out = min(len(err), 10000)
+    else:
+        sig = _failure_in_response(tool, tool_response)
+        if sig:
+            call["ok"] = False
+            call["sig"] = sig
+            call["err"] = _one_line(sig, 160)
+        out = response_size(tool, tool_response)
+    call["size"] = _input_size(ti) + out
+    scope = run_scope(cmd) if cmd else None
+    if scope:
+        call["is_test"] = True
+        call["scope"] = scope
+    if kind == "write":
+        call["h"] = _change_hash(tool, ti)
+        if is_test_file(call["target"]):
+            call["test_file"] = True
+        if tool == "Write" and isinstance(tool_response, dict) and tool_response.get("type") == "create":
+            call["created"] = True
+        change = _change_text(tool, ti)
+        if change:
+            call["change"] = change
+    if tool == "Read" and (ti.get("offset") or ti.get("limit")):
+        call["part"] = "%s:%s" % (ti.get("offset") or 0, ti.get("limit") or "")
+    if isinstance(tool_use_id, str) and tool_use_id:
+        call["id"] = tool_use_id
+    if isinstance(duration_ms, (int, float)) and not isinstance(duration_ms, bool):
+        call["ms"] = duration_ms
+    return call

@@ -1,0 +1,648 @@
+"""Import analysis for the Spatial sense: which files of a repository import a given file.
+
+Real import statements are parsed, never substrings:
+- Python: `import a.b`, `from a import b`, relative `from ..x import y`, parenthesised and
+  backslash-continued lists; statements inside triple-quoted strings are ignored.
+- JS/TS (also the script blocks of .vue/.svelte and the frontmatter of .astro): `import … from`,
+  side-effect `import '…'`, `export … from`, `require()`, dynamic `import()`; comments and string
+  literals are skipped; relative specs, `tsconfig.json`/`jsconfig.json` `baseUrl` and `paths`.
+- Go: `import "x"` and `import ( … )` blocks, resolved with the module path of the nearest go.mod.
+- Rust: `use` trees (`use crate::a::{b, c::d}`, `self`, `super`, aliases, globs), `mod x;`
+  declarations and inline `crate::`/`super::`/`self::` paths; other crates of a workspace refer
+  to the file through the package name of its Cargo.toml.
+
+The parsed imports of each file are cached as JSON in `cache_dir`, one file per repository
+root and language, keyed by each file's mtime and size, so a later scan only re-parses what
+changed. A scan stops at its deadline; what it parsed so far is kept in the cache, and the
+result says it is incomplete. Standard library only.
+"""
+
+import json
+import os
+import re
+import time
+import zlib
+
+from .text import LazyRe
+
+LANG_EXT = {
+    ".py": "py",
+    ".pyi": "py",
+    ".js": "js",
+    ".jsx": "js",
+    ".ts": "js",
+    ".tsx": "js",
+    ".mjs": "js",
+    ".cjs": "js",
+    ".mts": "js",
+    ".cts": "js",
+    ".vue": "js",
+    ".svelte": "js",
+    ".astro": "js",
+    ".go": "go",
+    ".rs": "rs",
+}
+SKIP_DIRS = frozenset(
+    "node_modules __pycache__ site-packages bower_components vendor target dist build venv env".split()
+)
+CACHE_VERSION = 1
+
+
+def lang_of(path):
+    name = path.lower()
+    if name.endswith(".d.ts"):
+        return "js"
+    return LANG_EXT.get(os.path.splitext(name)[1])
+
+
+def find_repo_root(path):
+    """The nearest directory at or above path's directory holding a `.git` (directory or file).
+
+    File system only: GIT_DIR and the other GIT_* variables are never consulted.
+    """
+    d = os.path.dirname(os.path.abspath(path))
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+# --- Python -------------------------------------------------------------------
+
+_PY_IMPORT = LazyRe(
+    r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*((?!import\b)[\w.]*)[ \t]*\bimport\b[ \t]*(\([^)]*\)|(?:\\\r?\n|[^\n#;])*)"
+    r"|import[ \t]+((?:\\\r?\n|[^\n#;])+))",
+    re.M,
+)
+# string literals and comments, consumed as units so that quotes inside them do not mislead
+_PY_STRINGS = LazyRe(
+    r"#[^\n]*"
+    r"|[rRbBuUfF]{0,2}(\"\"\"|''')(?:\\.|(?!\1).)*?\1"
+    r"|[rRbBuUfF]{0,2}'(?:\\.|[^'\\\n])*'"
+    r'|[rRbBuUfF]{0,2}"(?:\\.|[^"\\\n])*"',
+    re.S,
+)
+
+
+def _names(text):
+    text = re.sub(r"#[^\n]*", "", text).replace("\\", " ").strip().strip("()")
+    out = []
+    for part in text.split(","):
+        words = part.split()
+        if words and words[0] != "*" and words[0].replace(".", "").replace("_", "a").isalnum():
+            out.append(words[0])
+    return out
+
+
+def parse_python(text):
+    """Specs: ["i", "a.b"] for `import a.b`; ["f", level, "mod", [names]] for `from … import …`."""
+    spans = []
+    if '"""' in text or "'''" in text:
+        spans = [(m.start(), m.end()) for m in _PY_STRINGS.finditer(text) if m.group(1)]
+    specs = []
+    k = 0
+    for m in _PY_IMPORT.finditer(text):
+        pos = m.start()
+        while k < len(spans) and spans[k][1] <= pos:
+            k += 1
+        if k < len(spans) and spans[k][0] <= pos:
+            continue  # inside a triple-quoted string
+        if m.group(4) is not None:
+            for name in _names(m.group(4)):
+                specs.append(["i", name])
+        else:
+            level, module = len(m.group(1)), m.group(2)
+            if level == 0 and not module:
+                continue
+            specs.append(["f", level, module, _names(m.group(3))])
+    return specs
+
+
+# --- JavaScript / TypeScript -----------------------------------------------------
+
+_JS_TOKENS = LazyRe(
+    r"//[^\n]*"
+    r"|/\*.*?\*/"
+    r"|(?<![\w$.])(?:import|export)\b(?:type\b)?[^;'\"`()]*?\bfrom\s*(['\"])([^'\"\n]+)\1"
+    r"|(?<![\w$.])import\s*(['\"])([^'\"\n]+)\3"
+    r"|(?<![\w$.])(?:require|import)\s*\(\s*(['\"])([^'\"\n]+)\5\s*\)"
+    r"|'(?:\\.|[^'\\\n])*'"
+    r'|"(?:\\.|[^"\\\n])*"'
+    r"|`(?:\\.|[^`\\])*`",
+    re.S,
+)
+_SCRIPT_BLOCK = LazyRe(r"<script\b[^>]*>(.*?)</script>", re.S | re.I)
+_FRONTMATTER = LazyRe(r"\A\s*---\n(.*?)\n---", re.S)
+
+
+def parse_js(text, ext=""):
+    """Module specifiers imported, re-exported or required by a JS/TS source."""
+    if ext in (".vue", ".svelte"):
+        text = "\n".join(_SCRIPT_BLOCK.findall(text))
+    elif ext == ".astro":
+        m = _FRONTMATTER.match(text)
+        text = (m.group(1) if m else "") + "\n" + "\n".join(_SCRIPT_BLOCK.findall(text))
+    specs = []
+    for m in _JS_TOKENS.finditer(text):
+        spec = m.group(2) or m.group(4) or m.group(6)
+        if spec and spec not in specs:
+            specs.append(spec)
+    return specs
+
+
+# --- Go ---------------------------------------------------------------------------
+
+_GO_TOKENS = LazyRe(r"//[^\n]*|/\*.*?\*/|`[^`]*`|\"(?:\\.|[^\"\\\n])*\"", re.S)
+_GO_DECL_END = LazyRe(r"^(?:func|type|var|const)\b", re.M)
+_GO_BLOCK = LazyRe(r"\bimport\s*\(([^)]*)\)")
+_GO_SINGLE = LazyRe(r"\bimport\s+(?:[\w.]+\s+)?\"([^\"]+)\"")
+_GO_SPEC = LazyRe(r"(?:^|\n)\s*(?:[\w.]+\s+)?\"([^\"]+)\"")
+
+
+def parse_go(text):
+    """Import paths of a Go file (comments removed; only the header before the first declaration)."""
+    text = _GO_TOKENS.sub(lambda m: m.group(0) if m.group(0)[:1] in "\"`" else " ", text)
+    end = _GO_DECL_END.search(text)
+    if end:
+        text = text[: end.start()]
+    specs = []
+    for block in _GO_BLOCK.findall(text):
+        specs.extend(_GO_SPEC.findall(block))
+    specs.extend(_GO_SINGLE.findall(text))
+    return list(dict.fromkeys(specs))
+
+
+def go_module(gomod_path):
+    try:
+        with open(gomod_path, encoding="utf-8", errors="replace") as f:
+            m = re.search(r"^\s*module\s+\"?([^\s\"]+)", f.read(), re.M)
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
+# --- Rust ---------------------------------------------------------------------------
+
+_RS_TOKENS = LazyRe(
+    r"//[^\n]*|/\*.*?\*/|r(#*)\".*?\"\1|b?\"(?:\\.|[^\"\\])*\"|b?'(?:\\.|[^\\'\n])'", re.S
+)
+_RS_USE = LazyRe(r"\buse\s+([^;]+);")
+_RS_MOD = LazyRe(r"\bmod\s+(\w+)\s*;")
+_RS_PATH = LazyRe(r"\b(?:crate|super|self)(?:\s*::\s*(?:\w+|\{))+")
+
+
+def _split_top(text, sep=","):
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        if ch == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return [p for p in parts if p]
+
+
+def _expand_use(prefix, tree, out, depth=0):
+    if depth > 20:
+        return
+    brace = tree.find("{")
+    if brace < 0:
+        segs = [s for s in tree.split("::") if s]
+        if segs and segs[-1] == "self":
+            segs = segs[:-1]
+        if segs and segs[-1] == "*":
+            segs = segs[:-1]
+        path = prefix + segs
+        if path:
+            out.append("::".join(path))
+        return
+    head = [s for s in tree[:brace].split("::") if s]
+    body = tree[brace + 1 : tree.rfind("}")]
+    for item in _split_top(body):
+        _expand_use(prefix + head, item, out, depth + 1)
+
+
+def parse_rust(text):
+    """Paths a Rust file uses (`crate::a::b`, `super::x`, `name::y`) and `mod:name` declarations."""
+    text = _RS_TOKENS.sub(" ", text)
+    out = []
+    for tree in _RS_USE.findall(text):
+        tree = re.sub(r"\s+as\s+\w+", "", tree)
+        _expand_use([], re.sub(r"\s+", "", tree).lstrip(":"), out)
+    for m in _RS_PATH.finditer(text):
+        path = re.sub(r"\s+", "", m.group(0)).rstrip("{").rstrip(":")
+        out.append(path)
+    out.extend("mod:" + name for name in _RS_MOD.findall(text))
+    return list(dict.fromkeys(out))
+
+
+def cargo_package(cargo_toml):
+    try:
+        with open(cargo_toml, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    m = re.search(r"^\[package\][^\[]*?^\s*name\s*=\s*\"([^\"]+)\"", text, re.M | re.S)
+    return m.group(1).replace("-", "_") if m else None
+
+
+# --- scanning with cache and deadline --------------------------------------------------
+
+
+def _parse(lang, path, text):
+    if lang == "py":
+        return parse_python(text)
+    if lang == "js":
+        return parse_js(text, os.path.splitext(path)[1].lower())
+    if lang == "go":
+        return parse_go(text)
+    return parse_rust(text)
+
+
+def _cache_path(cache_dir, root, lang):
+    key = zlib.crc32(os.path.abspath(root).encode("utf-8", "replace")) & 0xFFFFFFFF
+    return os.path.join(cache_dir, "spatial-%08x-%s.json" % (key, lang))
+
+
+def _load_cache(path, root, lang):
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("v") != CACHE_VERSION or data.get("root") != root or data.get("lang") != lang:
+        return {}
+    files = data.get("files")
+    return files if isinstance(files, dict) else {}
+
+
+def _save_cache(path, root, lang, files):
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = "%s.%d.tmp" % (path, os.getpid())
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump({"v": CACHE_VERSION, "root": root, "lang": lang, "files": files}, f, separators=(",", ":"))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def scan(root, lang, deadline, cache_dir=None, max_bytes=1000000):
+    """Parse the imports of every `lang` source under root, reusing the cache.
+
+    Returns (files, dirs, complete): files maps a path relative to root ('/' separated) to its
+    specs; dirs is the set of relative directories holding an `__init__.py` (Python only).
+    """
+    cpath = _cache_path(cache_dir, root, lang) if cache_dir else None
+    cached = _load_cache(cpath, root, lang) if cpath else {}
+    files, dirs, fresh = {}, set(), {}
+    changed = False
+    complete = True
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        if time.perf_counter() > deadline:
+            complete = False
+            break
+        try:
+            entries = list(os.scandir(os.path.join(root, rel_dir) if rel_dir else root))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            rel = rel_dir + "/" + name if rel_dir else name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not name.startswith(".") and name not in SKIP_DIRS:
+                        stack.append(rel)
+                    continue
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+            except OSError:
+                continue
+            if name == "__init__.py":
+                dirs.add(rel_dir)
+            if lang_of(name) != lang:
+                continue
+            if time.perf_counter() > deadline:
+                complete = False
+                stack = []
+                break
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            key = [st.st_mtime_ns, st.st_size]
+            old = cached.get(rel)
+            if isinstance(old, list) and len(old) == 3 and old[:2] == key:
+                fresh[rel] = old
+                files[rel] = old[2]
+                continue
+            specs = []
+            if st.st_size <= max_bytes:
+                try:
+                    with open(entry.path, encoding="utf-8", errors="replace") as f:
+                        specs = _parse(lang, name, f.read())
+                except OSError:
+                    pass
+            fresh[rel] = key + [specs]
+            files[rel] = specs
+            changed = True
+    if not complete:
+        # keep what the earlier scans knew about the part not reached this time
+        for rel, old in cached.items():
+            if rel not in fresh and isinstance(old, list) and len(old) == 3:
+                fresh[rel] = old
+                files[rel] = old[2]
+    elif len(fresh) != len(cached):
+        changed = True
+    if cpath and changed:
+        _save_cache(cpath, root, lang, fresh)
+    return files, dirs, complete
+
+
+# --- resolution: who imports the changed file -----------------------------------------------
+
+
+def _py_importers(changed, files, dirs):
+    stem_path = changed[: -len(os.path.splitext(changed)[1])]
+    is_init = stem_path.endswith("/__init__") or stem_path == "__init__"
+    key = stem_path[: -len("/__init__")] if is_init else stem_path  # 'pkg/core' or 'pkg' for pkg/__init__.py
+    key = "" if key == "__init__" else key
+
+    def dotted_under(base):
+        if base and not key.startswith(base + "/"):
+            return None
+        rest = key[len(base) + 1 :] if base else key
+        return rest.replace("/", ".") if rest else None
+
+    names = set()
+    for base in ("", "src", "lib", "python", "source"):
+        name = dotted_under(base)
+        if name:
+            names.add(name)
+    base_of = {}
+
+    def sys_path_base(d):
+        # the directory Python puts on sys.path for a file in d: the first non-package ancestor
+        if d not in base_of:
+            x = d
+            while x in dirs and x:
+                x = x.rpartition("/")[0]
+            base_of[d] = x
+        return base_of[d]
+
+    out = []
+    for rel, specs in files.items():
+        if rel == changed or not specs:
+            continue
+        fdir = rel.rpartition("/")[0]
+        local = set(names)
+        extra = dotted_under(sys_path_base(fdir))
+        if extra:
+            local.add(extra)
+        hit = False
+        for spec in specs:
+            if spec[0] == "i":
+                name = spec[1]
+                hit = name in local or (is_init and any(name.startswith(n + ".") for n in local))
+            elif spec[1] == 0:
+                mod = spec[2]
+                hit = mod in local or any(mod + "." + n in local for n in spec[3])
+            else:
+                base = fdir
+                for _ in range(spec[1] - 1):
+                    base = base.rpartition("/")[0]
+                target = "/".join(x for x in (base, spec[2].replace(".", "/")) if x)
+                hit = target == key or any(("%s/%s" % (target, n) if target else n) == key for n in spec[3])
+            if hit:
+                break
+        if hit:
+            out.append(rel)
+    return out
+
+
+def _strip_jsonc(text):
+    text = re.sub(r"(\"(?:\\.|[^\"\\])*\")|//[^\n]*|/\*.*?\*/", lambda m: m.group(1) or "", text, flags=re.S)
+    return re.sub(r",(\s*[}\]])", r"\1", text)
+
+
+def _js_aliases(root):
+    """[(prefix, wildcard, [target dirs relative to root])] from the root tsconfig/jsconfig."""
+    for name in ("tsconfig.json", "jsconfig.json"):
+        try:
+            with open(os.path.join(root, name), encoding="utf-8") as f:
+                data = json.loads(_strip_jsonc(f.read()))
+        except (OSError, ValueError):
+            continue
+        opts = data.get("compilerOptions") if isinstance(data, dict) else None
+        if not isinstance(opts, dict):
+            return []
+        base = opts.get("baseUrl") if isinstance(opts.get("baseUrl"), str) else None
+        base_rel = os.path.normpath(base).replace("\\", "/") if base else "."
+        out = []
+        paths = opts.get("paths") if isinstance(opts.get("paths"), dict) else {}
+        for pattern, targets in paths.items():
+            if not isinstance(targets, list):
+                continue
+            wild = pattern.endswith("*")
+            prefix = pattern[:-1] if wild else pattern
+            dirs = [
+                os.path.normpath(os.path.join(base_rel, t[:-1] if t.endswith("*") else t)).replace("\\", "/")
+                for t in targets
+                if isinstance(t, str)
+            ]
+            out.append((prefix, wild, dirs))
+        if base:
+            out.append(("", True, [base_rel]))
+        return out
+    return []
+
+
+_JS_STRIP_EXT = LazyRe(r"\.(?:[cm]?[jt]sx?|d\.ts)$")
+
+
+def _js_importers(root, changed, files):
+    keys = {changed, _JS_STRIP_EXT.sub("", changed)}
+    stem = os.path.basename(_JS_STRIP_EXT.sub("", changed))
+    if stem == "index":
+        keys.add(os.path.dirname(changed) or ".")
+    aliases = None
+
+    def norm(path):
+        path = os.path.normpath(path).replace("\\", "/")
+        return "." if path in ("", ".") else path
+
+    def matches(path):
+        return path in keys or _JS_STRIP_EXT.sub("", path) in keys
+
+    out = []
+    for rel, specs in files.items():
+        if rel == changed:
+            continue
+        fdir = rel.rpartition("/")[0]
+        for spec in specs:
+            if spec.startswith("./") or spec.startswith("../") or spec in (".", ".."):
+                if matches(norm(os.path.join(fdir, spec))):
+                    out.append(rel)
+                    break
+                continue
+            if spec.startswith("/"):
+                continue
+            if aliases is None:
+                aliases = _js_aliases(root)
+            found = False
+            for prefix, wild, targets in aliases:
+                if (wild and spec.startswith(prefix)) or spec == prefix:
+                    rest = spec[len(prefix) :] if wild else ""
+                    if any(matches(norm(os.path.join(t, rest) if rest else t)) for t in targets):
+                        found = True
+                        break
+            if found:
+                out.append(rel)
+                break
+    return out
+
+
+def _go_importers(root, changed, files):
+    d = os.path.dirname(os.path.join(root, changed))
+    while True:
+        gomod = os.path.join(d, "go.mod")
+        if os.path.isfile(gomod):
+            break
+        if os.path.normpath(d) == os.path.normpath(root) or os.path.dirname(d) == d:
+            return []
+        d = os.path.dirname(d)
+    module = go_module(gomod)
+    if not module:
+        return []
+    reldir = os.path.relpath(os.path.dirname(os.path.join(root, changed)), d).replace("\\", "/")
+    path = module if reldir == "." else module + "/" + reldir
+    return [rel for rel, specs in files.items() if rel != changed and path in specs]
+
+
+def _rs_layout(root, rel, memo):
+    """(package dir relative to root, package name, module segments or None) of a Rust file."""
+    parts = rel.split("/")
+    pkg_dir, pkg_name = None, None
+    for i in range(len(parts) - 1, -1, -1):
+        d = "/".join(parts[:i])
+        if d not in memo:
+            cargo = os.path.join(root, d, "Cargo.toml")
+            memo[d] = cargo_package(cargo) if os.path.isfile(cargo) else False
+        if memo[d] is not False:
+            pkg_dir, pkg_name = d, memo[d]
+            break
+    if pkg_dir is None:
+        return None, None, None
+    inner = parts[len(pkg_dir.split("/")) if pkg_dir else 0 :]
+    if len(inner) < 2 or inner[0] != "src" or inner[1] == "bin":
+        return pkg_dir, pkg_name, None  # tests/, examples/, benches/, src/bin: crates of their own
+    segs = inner[1:]
+    segs[-1] = segs[-1][:-3] if segs[-1].endswith(".rs") else segs[-1]
+    if segs[-1] == "mod":
+        segs = segs[:-1]
+    if len(segs) == 1 and segs[0] in ("lib", "main"):
+        segs = []
+    return pkg_dir, pkg_name, segs
+
+
+def _rs_importers(root, changed, files):
+    memo = {}
+    pkg_dir, pkg_name, segs = _rs_layout(root, changed, memo)
+    if not segs:
+        return []  # a crate root, or a file outside a crate's module tree
+    own = ["crate"] + segs
+    named = [pkg_name] + segs if pkg_name else None
+    out = []
+    for rel, specs in files.items():
+        if rel == changed or not specs:
+            continue
+        fdir_pkg, _, fsegs = _rs_layout(root, rel, memo)
+        same_crate = fdir_pkg == pkg_dir and fsegs is not None
+        hit = False
+        for spec in specs:
+            if spec.startswith("mod:"):
+                path = ["crate"] + fsegs + [spec[4:]] if same_crate else None
+            else:
+                path = spec.split("::")
+                if path[0] in ("crate", "self", "super"):
+                    if not same_crate:
+                        continue
+                    if path[0] == "self":
+                        path = ["crate"] + fsegs + path[1:]
+                    elif path[0] == "super":
+                        up = fsegs
+                        while path and path[0] == "super":
+                            up, path = up[:-1], path[1:]
+                        path = ["crate"] + up + path
+                elif named and path[0] == named[0]:
+                    path = ["crate"] + path[1:] if same_crate else path
+                    if not same_crate:
+                        hit = path[: len(named)] == named
+                        if hit:
+                            break
+                        continue
+                else:
+                    continue
+            if path and path[: len(own)] == own:
+                hit = True
+                break
+        if hit:
+            out.append(rel)
+    return out
+
+
+def importers(root, changed, lang, files, dirs=()):
+    """Relative paths of the files (among `files`) that import the file `changed` (relative to root)."""
+    if lang == "py":
+        return sorted(_py_importers(changed, files, set(dirs)))
+    if lang == "js":
+        return sorted(_js_importers(root, changed, files))
+    if lang == "go":
+        return sorted(_go_importers(root, changed, files))
+    if lang == "rs":
+        return sorted(_rs_importers(root, changed, files))
+    return []
+
+
+def blast_radius(path, budget_ms=200, cache_dir=None, max_bytes=1000000, root=None):
+    """How many files of the repository import `path`.
+
+    Returns None when it does not apply (unsupported language, no git repository above the
+    file), else {"root", "rel", "lang", "count", "importers" (all, sorted), "complete", "ms"}.
+    `complete` is False when the scan hit the time budget; the count is then a lower bound.
+    """
+    start = time.perf_counter()
+    lang = lang_of(path)
+    if not lang:
+        return None
+    path = os.path.abspath(path)
+    root = root or find_repo_root(path)
+    if not root:
+        return None
+    rel = os.path.relpath(path, root).replace("\\", "/")
+    if rel.startswith("../") or rel.split("/", 1)[0] in (".git",):
+        return None
+    deadline = start + budget_ms / 1000.0
+    files, dirs, complete = scan(root, lang, deadline, cache_dir, max_bytes)
+    found = importers(root, rel, lang, files, dirs)
+    if time.perf_counter() > deadline:
+        complete = False
+    return {
+        "root": root,
+        "rel": rel,
+        "lang": lang,
+        "count": len(found),
+        "importers": found,
+        "complete": complete,
+        "ms": round((time.perf_counter() - start) * 1000.0, 1),
+    }
