@@ -9,19 +9,28 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from contextlib import contextmanager
 
 
 class LockTimeout(Exception):
     pass
 
 
-@contextmanager
-def file_lock(path, timeout: float):
-    os.makedirs(os.path.dirname(os.fspath(path)), exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        deadline = time.monotonic() + timeout
+class file_lock:  # noqa: N801 - used like a function: `with file_lock(path, timeout):`
+    """Hold an exclusive flock on `path`, waiting at most `timeout` seconds.
+
+    A class rather than @contextmanager: contextlib is not otherwise imported on
+    the hook path, and every millisecond there is paid on each tool call.
+    """
+
+    def __init__(self, path, timeout: float):
+        self.path = os.fspath(path)
+        self.timeout = timeout
+        self.fd = -1
+
+    def __enter__(self) -> "file_lock":
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + self.timeout
         delay = 0.001
         while True:
             try:
@@ -29,12 +38,16 @@ def file_lock(path, timeout: float):
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise LockTimeout(str(path)) from None
+                    os.close(fd)
+                    raise LockTimeout(self.path) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
+        self.fd = fd
+        return self
+
+    def __exit__(self, *exc) -> bool:
         try:
-            yield
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+            os.close(self.fd)
+        return False

@@ -10,17 +10,21 @@ because cogit runs inside other tools' hooks (a git hook exports GIT_DIR, for on
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+# pathlib is imported only where a Home is built (the CLI): the hook path needs
+# just the home as a string, and pathlib's imports cost milliseconds per tool call.
 
 
-def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
-    """Return the absolute memory home: explicit > $COGIT_HOME > ~/.cogit."""
-    if explicit:
-        return Path(explicit).expanduser().absolute()
-    env = os.environ.get("COGIT_HOME")
-    if env:
-        return Path(env).expanduser().absolute()
-    return Path.home() / ".cogit"
+def home_dir(explicit: str | os.PathLike | None = None) -> str:
+    """The absolute memory home: explicit > $COGIT_HOME > ~/.cogit. The one resolver."""
+    chosen = explicit or os.environ.get("COGIT_HOME") or os.path.join("~", ".cogit")
+    return os.path.abspath(os.path.expanduser(os.fspath(chosen)))
+
+
+def resolve_home(explicit: str | os.PathLike | None = None) -> "Path":
+    from pathlib import Path
+
+    return Path(home_dir(explicit))
 
 
 class Home:
@@ -28,7 +32,9 @@ class Home:
 
     __slots__ = ("root",)
 
-    def __init__(self, root: Path):
+    def __init__(self, root: "str | Path"):
+        from pathlib import Path
+
         self.root = Path(root)
 
     def __repr__(self) -> str:

@@ -27,8 +27,14 @@ _PATTERNS = [
 ]
 
 
+_CLEAN: set[str] = set()  # strings already found clean (most of a document, on every write)
+
+
 def redact(text: str) -> tuple[str, int]:
     """Return (text with secrets replaced, number of replacements)."""
+    if text in _CLEAN:
+        return text, 0
+    original = text
     total = 0
     for kind, pattern in _PATTERNS:
         if kind == "assignment":
@@ -36,6 +42,10 @@ def redact(text: str) -> tuple[str, int]:
         else:
             text, n = pattern.subn(f"[REDACTED:{kind}]", text)
         total += n
+    if not total:
+        if len(_CLEAN) > 20000:
+            _CLEAN.clear()
+        _CLEAN.add(original)
     return text, total
 
 

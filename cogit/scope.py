@@ -79,25 +79,35 @@ def slugify(name: str) -> str:
     text = name.strip().lower().replace("\\", "/")
     parts = [_UNSAFE.sub("-", p).strip(".-") for p in text.split("/")]
     slug = "-".join(p for p in parts if p and p not in (".", ".."))
-    slug = re.sub(r"-{2,}", "-", slug).strip("-.")
+    slug = re.sub(r"-{2,}", "-", re.sub(r"\.{2,}", ".", slug)).strip("-.")  # git refuses ".."
     slug = slug.replace(".lock", "-lock")[:60].rstrip(".-")
-    if not slug or slug != _UNSAFE.sub("-", text).strip("-.")[:60]:
+    # Anything beyond "unsafe ASCII -> dash" loses information (unicode, control
+    # characters, "..", truncation): a short hash of the name keeps such slugs apart.
+    lossy = any(not (" " <= c <= "~") for c in text)
+    if not slug or lossy or slug != _UNSAFE.sub("-", text).strip("-.")[:60]:
         digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:6]
         slug = f"{slug or 'project'}-{digest}"
     return slug
 
 
 def project_of(cwd: str | None, overrides: dict | None = None) -> dict | None:
-    """{"name", "slug", "branch", "toplevel"} for a working directory, or None."""
+    """{"name", "slug", "branch", "toplevel", "source"} for a working directory, or None.
+
+    `source` says where the name came from: "origin" (the remote's URL), "repository"
+    (a repository without origin: its top-level folder), "override" (config), or
+    "folder" (no repository at all; agents' learnings there stay global).
+    """
     if not cwd or not os.path.isabs(cwd):
         return None
     overrides = overrides or {}
-    top = find_toplevel(cwd) or os.path.abspath(cwd)
-    url = origin_url(top) if os.path.exists(os.path.join(top, ".git")) else None
+    found = find_toplevel(cwd)
+    top = found or os.path.abspath(cwd)
+    url = origin_url(top) if found else None
     name = normalize_url(url) if url else top
+    source = "origin" if url else ("repository" if found else "folder")
     for key in (url, name, top):
         if key and key in overrides:
-            name = overrides[key]
+            name, source = overrides[key], "override"
             break
     slug = slugify(name)
-    return {"name": name, "slug": slug, "branch": f"project/{slug}", "toplevel": top}
+    return {"name": name, "slug": slug, "branch": f"project/{slug}", "toplevel": top, "source": source}

@@ -274,3 +274,8 @@ def test_parallel_tool_calls_lose_nothing(initialized):
     assert all(p.wait(30) == 0 for p in procs)
     state = json.loads((c.home / "runtime" / "sessions" / SID / "state.json").read_text())
     assert state["agg"]["tools"]["Bash"]["calls"] == 16 and state["n_calls"] == 16
+    # The senses' rolling window holds every one of the 16 events.
+    window = state["senses"]["win"]
+    assert sorted(call["id"] for call in window) == sorted(f"toolu_{n:04d}" for n in range(16))
+    calls = (c.home / "runtime" / "sessions" / SID / "calls.jsonl").read_text().splitlines()
+    assert sorted(json.loads(line)["n"] for line in calls) == list(range(1, 17))

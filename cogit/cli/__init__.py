@@ -34,7 +34,7 @@ def cli(ctx: click.Context, home_dir: str | None) -> None:
     `cogit why` and `cogit revert` audit and undo them.
     """
     ctx.obj = Ctx(Home.resolve(home_dir))
-    if ctx.invoked_subcommand not in (None, "init", "finalize", "install", "uninstall", "demo"):
+    if ctx.invoked_subcommand not in (None, "init", "finalize", "install", "uninstall", "demo", "clone"):
         _auto_finalize(ctx.obj.home)
 
 
@@ -56,7 +56,7 @@ def emit_json(value) -> None:
 
 
 def _register() -> None:
-    from cogit.cli import history, install, state, stats  # noqa: F401  (commands register themselves)
+    from cogit.cli import demo, history, install, project, state, stats, sync  # noqa: F401  (commands register themselves)
 
 
 def main(args: list[str] | None = None) -> int:

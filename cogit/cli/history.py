@@ -7,6 +7,7 @@ import time
 import click
 
 from cogit.cli import cli, emit_json
+from cogit.cli.project import project_option, scope_of
 from cogit.store import history
 from cogit.store.provenance import Provenance
 
@@ -28,10 +29,12 @@ def _trailer_line(trailers: dict) -> str:
 @click.option("--since", help="Only since a date: YYYY-MM-DD, ISO time, or 3d / 12h.")
 @click.option("--item", "item", help="Only commits that created or changed this item id.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of commits.")
+@project_option
 @click.pass_obj
-def log(obj, limit, event, source, session, since, item, as_json) -> None:
+def log(obj, limit, event, source, session, since, item, as_json, project) -> None:
     """History of memory, newest first, with provenance."""
-    entries = history.log(obj.home, limit=limit, event=event, source=source, session=session, since=since, item=item)
+    branch = scope_of(obj, project, must_exist=True).branch
+    entries = history.log(obj.home, branch=branch, limit=limit, event=event, source=source, session=session, since=since, item=item)
     if as_json:
         emit_json([e.to_json() for e in entries])
         return
@@ -44,8 +47,9 @@ def log(obj, limit, event, source, session, since, item, as_json) -> None:
 @click.argument("revs", nargs=-1)
 @click.option("--raw", is_flag=True, help="git's textual diff of the YAML files.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of item changes.")
+@project_option
 @click.pass_obj
-def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool) -> None:
+def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool, project: str | None) -> None:
     """What changed: the last commit (no REV), since REV, or from REV to REV.
 
     \b
@@ -55,7 +59,8 @@ def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool) -> None:
     """
     if len(revs) > 2:
         raise click.UsageError("give at most two revisions")
-    result = history.diff(obj.home, *(revs + (None, None))[:2], raw=raw)
+    branch = scope_of(obj, project, must_exist=True).branch
+    result = history.diff(obj.home, *(revs + (None, None))[:2], raw=raw, branch=branch)
     if raw:
         click.echo(result, nl=False)
     elif as_json:
@@ -68,10 +73,11 @@ def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool) -> None:
 @cli.command()
 @click.argument("item_id")
 @click.option("--json", "as_json", is_flag=True)
+@project_option
 @click.pass_obj
-def why(obj, item_id: str, as_json: bool) -> None:
+def why(obj, item_id: str, as_json: bool, project: str | None) -> None:
     """Every commit that created or changed an item, with its provenance."""
-    found = history.why(obj.home, item_id)
+    found = history.why(obj.home, item_id, branch=scope_of(obj, project, must_exist=True).branch)
     if as_json:
         emit_json([{**e.to_json(), "changes": [c.to_json() for c in ch]} for e, ch in found])
         return
@@ -89,10 +95,12 @@ def why(obj, item_id: str, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("rev")
+@project_option
 @click.pass_obj
-def revert(obj, rev: str) -> None:
+def revert(obj, rev: str, project: str | None) -> None:
     """Undo exactly one commit's item changes, as a new commit (later changes stay)."""
-    result = history.revert(obj.home, rev, Provenance(event="revert", source="cli"))
+    scope = scope_of(obj, project, must_exist=True)
+    result = history.revert(obj.home, rev, Provenance(event="revert", source="cli", project=scope.name), branch=scope.branch)
     if result is None:
         click.echo("Nothing to undo: memory already has that state; no commit made.")
     else:

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from cogit.cli import cli, emit_json
+from cogit.cli.project import project_option, scope_of
 from cogit.errors import InvalidState, UsageError
 from cogit.store import memory
 from cogit.store.provenance import Provenance
@@ -18,9 +19,9 @@ from cogit.store.schema import SECTIONS
 from cogit.store.state import ITEM_SECTIONS, section_name
 
 
-def _prov(event: str) -> Provenance:
+def _prov(event: str, scope=None) -> Provenance:
     return Provenance(event=event, source="cli", agent=os.environ.get("COGIT_AGENT", "human"),
-                      session=os.environ.get("COGIT_SESSION", "-"))
+                      session=os.environ.get("COGIT_SESSION", "-"), project=scope.name if scope else "global")
 
 
 def _report(result, nothing: str = "Nothing changed; no commit made.") -> None:
@@ -75,13 +76,18 @@ def status(obj, as_json: bool) -> None:
 @click.argument("section", required=False)
 @click.option("--at", "at", metavar="REV", help="Show memory as it was at a revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object keyed by section.")
+@project_option
 @click.pass_obj
-def show(obj, section: str | None, at: str | None, as_json: bool) -> None:
-    """Show memory (all sections, or one), now or --at a revision."""
+def show(obj, section: str | None, at: str | None, as_json: bool, project: str | None) -> None:
+    """Show memory (all sections, or one), now or --at a revision.
+
+    With --project, the project's own items (`cogit project show` adds the digest).
+    """
     from cogit.cli.render import render_state, state_json
 
     sections = [section_name(section)] if section else list(SECTIONS)
-    sha, state = memory.read(obj.home, at)
+    scope = scope_of(obj, project, must_exist=True)
+    sha, state = memory.read(obj.home, at, branch=scope.branch)
     if as_json:
         emit_json(state_json(state, sections))
     else:
@@ -93,8 +99,9 @@ def show(obj, section: str | None, at: str | None, as_json: bool) -> None:
 @click.argument("text")
 @click.option("--category", "-c", type=click.Choice(memory.CATEGORIES), help="For learnings (default insight).")
 @click.option("--context", help="For learnings: the situation that produced it.")
+@project_option
 @click.pass_obj
-def add(obj, kind: str, text: str, category: str | None, context: str | None) -> None:
+def add(obj, kind: str, text: str, category: str | None, context: str | None, project: str | None) -> None:
     """Add a learning, heuristic or avoidance (one commit).
 
     \b
@@ -104,7 +111,9 @@ def add(obj, kind: str, text: str, category: str | None, context: str | None) ->
     if category and kind != "learning":
         raise UsageError("--category applies to learnings only")
     section = kind + "s"
-    result = memory.write(obj.home, _prov(f"{kind}.add"), memory.add_item(section, text, category=category, context=context))
+    scope = scope_of(obj, project)
+    result = memory.write(obj.home, _prov(f"{kind}.add", scope), memory.add_item(section, text, category=category, context=context),
+                          branch=scope.branch)
     _report(result, nothing=f"That {kind} is already in memory; no commit made.")
 
 
@@ -116,32 +125,40 @@ def focus() -> None:
 @focus.command("set")
 @click.argument("text")
 @click.option("--priority", "-p", "priorities", multiple=True, help="A priority, in order (repeatable).")
+@project_option
 @click.pass_obj
-def focus_set(obj, text: str, priorities: tuple[str, ...]) -> None:
+def focus_set(obj, text: str, priorities: tuple[str, ...], project: str | None) -> None:
     """Set the current focus (and, with -p, its priorities)."""
-    result = memory.write(obj.home, _prov("focus.set"), memory.set_focus(text, list(priorities) or None))
+    scope = scope_of(obj, project)
+    result = memory.write(obj.home, _prov("focus.set", scope), memory.set_focus(text, list(priorities) or None), branch=scope.branch)
     _report(result)
 
 
 @cli.command()
 @click.argument("item_id")
+@project_option
 @click.pass_obj
-def forget(obj, item_id: str) -> None:
+def forget(obj, item_id: str, project: str | None) -> None:
     """Remove an item by id (it stays in history; `cogit revert` brings it back)."""
-    _report(memory.write(obj.home, _prov("item.forget"), memory.forget(item_id)))
+    scope = scope_of(obj, project, must_exist=True)
+    _report(memory.write(obj.home, _prov("item.forget", scope), memory.forget(item_id), branch=scope.branch))
 
 
 @cli.command()
 @click.argument("section", required=False, default="learnings")
+@project_option
 @click.pass_obj
-def edit(obj, section: str) -> None:
+def edit(obj, section: str, project: str | None) -> None:
     """Open a section in $VISUAL/$EDITOR; the result is validated and committed as a hand edit.
 
     An invalid edit is refused with file, line and field, and kept in a temp file.
     """
+    from cogit.store.scopes import section_text
+
     sec = section_name(section)
+    scope = scope_of(obj, project)
     _, _ = memory.read(obj.home)
-    current = (obj.home.memory / f"{sec}.yaml").read_bytes()
+    current = (obj.home.memory / f"{sec}.yaml").read_bytes() if scope.is_global else section_text(obj.home, scope, sec)
     fd, tmp = tempfile.mkstemp(prefix=f"cogit-{sec}-", suffix=".yaml")
     with os.fdopen(fd, "wb") as f:
         f.write(current)
@@ -149,9 +166,9 @@ def edit(obj, section: str) -> None:
     if subprocess.call(cmd, stdin=None) != 0:
         raise UsageError(f"the editor ({cmd[0]}) failed; nothing changed", hint=f"Your text is kept in {tmp}.")
     data = Path(tmp).read_bytes()
-    prov = Provenance(event="human.edit", source="human")
+    prov = Provenance(event="human.edit", source="human", project=scope.name)
     try:
-        result = memory.write(obj.home, prov, memory.replace_section(sec, data))
+        result = memory.write(obj.home, prov, memory.replace_section(sec, data), branch=scope.branch)
     except InvalidState as e:
         raise InvalidState(e.message.replace(f"{sec}.yaml", tmp, 1), hint=f"Your edit is kept in {tmp}; fix it and run `cogit edit {sec}` again.") from None
     os.unlink(tmp)
@@ -172,8 +189,9 @@ _ = ITEM_SECTIONS
 @cli.command()
 @click.option("--session", "session_id", help="Only this session.")
 @click.option("--quiet", is_flag=True, help="Print nothing (used by the hooks).")
+@click.option("--sync", "then_sync", is_flag=True, help="Then push to the remote (auto-sync after a session; never fails).")
 @click.pass_obj
-def finalize(obj, session_id: str | None, quiet: bool) -> None:
+def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool) -> None:
     """Commit what agent sessions queued and fold finished sessions' records into memory.
 
     Runs by itself after each session and before any cogit command; a session that
@@ -187,6 +205,10 @@ def finalize(obj, session_id: str | None, quiet: bool) -> None:
             click.echo(f"[{r.sha[:10]}] {r.summary}")
         if not results:
             click.echo("Nothing to finalize.")
+    if then_sync:
+        from cogit.store.sync import background
+
+        background(obj.home, "push")
 
 
 def _stale_minutes(home) -> float:

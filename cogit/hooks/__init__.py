@@ -21,9 +21,9 @@ def run(args: list[str]) -> int:
     sys.stdout = io.StringIO()  # nothing but the final reply may reach the agent
     home_root = None
     try:
-        from cogit.paths import resolve_home
+        from cogit.paths import home_dir
 
-        home_root = str(resolve_home())
+        home_root = home_dir()
         if os.environ.get("COGIT_DISABLE") == "1":
             return 0
         if len(args) < 2:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 
@@ -19,7 +18,7 @@ from cogit.runtime import Session, list_sessions
 _SETTINGS: dict = {}
 MAX_PRE = 64
 MAX_FEEDBACK = 20
-_HEURISTIC_ID = re.compile(r"\[(h-[0-9a-f]{4,16})\]")
+_HEURISTIC_ID = r"\[(h-[0-9a-f]{4,16})\]"  # compiled in SessionStart only: `re` is not on the per-call path
 
 
 def runtime_dir(home_root: str) -> str:
@@ -95,7 +94,7 @@ def on_session_start(event, session, cfg, home_root, timeout):
     digest = read_digest(home_root, branch)
     text = None
     stale = False
-    if digest:
+    if digest and digest.get("text"):
         text = with_time(digest["text"])
         heads = digest.get("heads") or {}
         stale = any(ref_head(home_root, b) != sha for b, sha in heads.items())
@@ -106,7 +105,7 @@ def on_session_start(event, session, cfg, home_root, timeout):
         state["project"] = project
         if event.get("model"):
             state["model"] = event["model"]
-        if digest:
+        if text:
             state["receipts"] = (state.get("receipts") or [])[-9:] + [
                 {
                     "t": time.time(),
@@ -118,12 +117,19 @@ def on_session_start(event, session, cfg, home_root, timeout):
                     "cut": sum((digest.get("cut") or {}).values()),
                 }
             ]
-            state["in_play"] = _HEURISTIC_ID.findall(digest["text"])
+            import re
+
+            state["in_play"] = re.findall(_HEURISTIC_ID, digest["text"])
 
     session.update(update, agent=event["agent"], timeout=timeout)
     others = [s for s in list_sessions(os.path.dirname(session.dir)) if s != os.path.basename(session.dir)]
     if stale or others or digest is None:
         spawn_finalize(home_root, None)
+    sync = cfg.get("sync") or {}
+    if sync.get("auto"):
+        # Never wait on the network here: the pull runs detached, bounded by its own
+        # timeout, and what it brings is in the digest from the next session on.
+        spawn(home_root, ["pull", "--background", "--timeout", str(float(sync.get("pull_timeout_s", 3)) or 3.0)], "sync.log")
     return text
 
 
@@ -260,6 +266,7 @@ def _sense(state, event, cfg, home_root, now, ms):
             ms,
             now,
             event.get("cwd"),
+            tool_use_id=event.get("tool_use_id"),
         )
         if event["failed"] and call.get("ok", True):
             call["ok"] = False
@@ -291,7 +298,7 @@ def on_session_end(event, session, cfg, home_root, timeout):
         state["end_reason"] = event.get("reason")
 
     session.update(update, agent=event["agent"], timeout=timeout)
-    spawn_finalize(home_root, session.id)
+    spawn_finalize(home_root, session.id, sync=bool((cfg.get("sync") or {}).get("auto")))
     return None
 
 
@@ -303,18 +310,27 @@ def with_time(text: str) -> str:
     return f"{head}\n{line}\n{rest}" if sep else f"{line}\n{text}"
 
 
-def spawn_finalize(home_root: str, session_id: str | None) -> None:
-    """Start `cogit finalize` detached: it commits queued changes; the hook does not wait."""
-    argv = [sys.executable, "-m", "cogit", "finalize", "--quiet"]
+def spawn_finalize(home_root: str, session_id: str | None, sync: bool = False) -> None:
+    """Start `cogit finalize` detached: it commits queued changes; the hook does not wait.
+
+    With `sync` (auto-sync, after a session ends) it then pushes to the remote.
+    """
+    args = ["finalize", "--quiet"]
     if session_id:
-        argv += ["--session", session_id]
+        args += ["--session", session_id]
+    spawn(home_root, args + (["--sync"] if sync else []), "finalize.log")
+
+
+def spawn(home_root: str, args: list[str], log_name: str) -> None:
+    """Start `cogit ARGS` detached in its own session, stderr to runtime/logs/LOG_NAME."""
+    argv = [sys.executable, "-m", "cogit", *args]
     env = dict(os.environ, COGIT_HOME=home_root, COGIT_IN_HOOK="1")
     logs = os.path.join(runtime_dir(home_root), "logs")
     os.makedirs(logs, exist_ok=True)
     actions = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
         (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 2, os.path.join(logs, "finalize.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600),
+        (os.POSIX_SPAWN_OPEN, 2, os.path.join(logs, log_name), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600),
     ]
     os.posix_spawn(sys.executable, argv, env, file_actions=actions, setsid=True)
 

@@ -3,7 +3,7 @@
 Merges with the hooks already there and keeps them; a second run changes nothing;
 a settings file that cannot be parsed is refused with nothing written; a backup is
 kept before any change. `uninstall` removes exactly cogit's own entries, which are
-recognised by the `-m cogit hook claude` in their command.
+recognised by their command (see MARKERS).
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ from pathlib import Path
 
 from cogit.errors import InstallError
 
-MARKER = "-m cogit hook claude "
+# The hook command runs `cogit.hooks.run` through `python -c`: `python -m` would
+# import runpy and a console script imports `re`, milliseconds on every tool call.
+ENTRY = "import sys; from cogit.hooks import run; sys.exit(run(sys.argv[1:]))"
+MARKERS = ("from cogit.hooks import run", "-m cogit hook claude ", "cogit hook claude ")
 # (event, matcher or None, timeout in seconds)
 HOOKS = (
     ("SessionStart", None, 10),
@@ -41,11 +44,12 @@ def settings_path(project: str | None) -> Path:
 
 def command(event: str, home: str | None) -> str:
     prefix = f"COGIT_HOME={shlex.quote(home)} " if home else ""
-    return f"{prefix}{shlex.quote(sys.executable)} {MARKER}{event}"
+    return f"{prefix}{shlex.quote(sys.executable)} -c {shlex.quote(ENTRY)} claude {event}"
 
 
 def is_ours(handler) -> bool:
-    return isinstance(handler, dict) and MARKER in str(handler.get("command", ""))
+    text = str(handler.get("command", "")) if isinstance(handler, dict) else ""
+    return any(marker in text for marker in MARKERS)
 
 
 def load(path: Path) -> dict:

@@ -89,6 +89,16 @@ def _prov(state: dict, event: str, **kw) -> Provenance:
     )
 
 
+def _learning_branch(state: dict) -> str:
+    """What a session learns in a project goes to the project's branch; tool statistics
+    stay global. A folder outside any repository (and without an override) is no project."""
+    project = state.get("project") or {}
+    branch = str(project.get("branch") or "")
+    if project.get("source", "folder") == "folder" or not branch.startswith("project/"):
+        return git.MAIN
+    return branch
+
+
 def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> list:
     results = []
     state = session.read() or {}
@@ -99,7 +109,7 @@ def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> 
         prov.extra["Cogit-Fold"] = fold_id
         apply = add_item("learnings", item["text"], category=item.get("category") or "insight",
                          context=item.get("context"), source="hook")
-        result = transact(home, prov, apply, skip_if=fold_committed(fold_id))
+        result = transact(home, prov, apply, branch=_learning_branch(state), skip_if=fold_committed(fold_id))
         if result:
             results.append(result)
         session.update(lambda s: s.__setitem__("queue", [q for q in s["queue"] if q["qid"] != item["qid"]]), create=False)

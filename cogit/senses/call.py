@@ -10,10 +10,9 @@ or a test file must not look like pain.
 """
 
 import os
-import re
 import zlib
 
-from .text import LazyRe
+from .text import LazyRe, re, IGNORECASE, MULTILINE, DOTALL
 
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 READ_TOOLS = ("Read", "NotebookRead", "WebFetch", "BashOutput")
@@ -59,29 +58,29 @@ def _one_line(text, limit):
 # --- error signatures -------------------------------------------------------
 
 _TRUNC = LazyRe(r"\.\.\. \[\d+ characters truncated\] \.\.\.")
-_EXIT = LazyRe(r"^\s*exit code (-?\d+)\s*$", re.I)
+_EXIT = LazyRe(r"^\s*exit code (-?\d+)\s*$", IGNORECASE)
 _KEY = LazyRe(
     r"error|exception|traceback|fail|fatal|panic|abort|cannot|can't|could not|couldn't|"
     r"not found|no such|denied|invalid|unexpected|undefined|unresolved|refused|timed? ?out|"
     r"missing|unable|not recognized|segmentation|killed",
-    re.I,
+    IGNORECASE,
 )
 # lines that say nothing about which error it is
-_NOISE = LazyRe(r"^(?:traceback \(most recent call last\):|[=_-]{3,}\s*(?:failures|errors)\s*[=_-]{3,})$", re.I)
+_NOISE = LazyRe(r"^(?:traceback \(most recent call last\):|[=_-]{3,}\s*(?:failures|errors)\s*[=_-]{3,})$", IGNORECASE)
 _NORMALIZERS = (
     # timestamps: ISO dates with optional time, then clock times
     (LazyRe(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"), "<ts>"),
     (LazyRe(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<ts>"),
-    (LazyRe(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<id>"),
-    (LazyRe(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
-    (LazyRe(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b", re.I), "<hex>"),
+    (LazyRe(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", IGNORECASE), "<id>"),
+    (LazyRe(r"\b0x[0-9a-f]+\b", IGNORECASE), "<hex>"),
+    (LazyRe(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b", IGNORECASE), "<hex>"),
     # paths with at least one separator, then bare file names with a known extension
     (LazyRe(r"(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:[\w.@+-]*[/\\])+[\w.@+-]*"), "<path>"),
     (
         LazyRe(
             r"\b[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|cjs|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|php|swift|"
             r"json|ya?ml|toml|ini|cfg|md|txt|sh|css|scss|html|vue|svelte|lock|log|so|o)\b",
-            re.I,
+            IGNORECASE,
         ),
         "<path>",
     ),
@@ -99,7 +98,7 @@ def normalize(text):
 # lines that name the error: an exception class, "error:"/"fatal:"/"panic:", a compiler code, pytest's "E   "
 _STRONG = LazyRe(
     r"[A-Za-z_]\w*(?:Error|Exception)\b|\b(?:error|fatal|panic)(?:\[\w+\])?\s*[:!]|\berror\s+[A-Z]+\d+|^E\s{2,}\S",
-    re.I,
+    IGNORECASE,
 )
 
 

@@ -10,10 +10,9 @@ prefix of the other of at least four letters (date, dates; export, exporter).
 """
 
 import os
-import re
 
 from .base import cool, cooling
-from .text import LazyRe, clip, display, listing, tag
+from .text import LazyRe, clip, display, listing, tag, re, IGNORECASE, MULTILINE, DOTALL
 
 NAME = "drift"
 MAX_TERMS = 40

@@ -17,13 +17,13 @@ changed. A scan stops at its deadline; what it parsed so far is kept in the cach
 result says it is incomplete. Standard library only.
 """
 
+import bisect
 import json
 import os
-import re
 import time
 import zlib
 
-from .text import LazyRe
+from .text import LazyRe, re, IGNORECASE, MULTILINE, DOTALL
 
 LANG_EXT = {
     ".py": "py",
@@ -45,7 +45,7 @@ LANG_EXT = {
 SKIP_DIRS = frozenset(
     "node_modules __pycache__ site-packages bower_components vendor target dist build venv env".split()
 )
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 def lang_of(path):
@@ -75,7 +75,7 @@ def find_repo_root(path):
 _PY_IMPORT = LazyRe(
     r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*((?!import\b)[\w.]*)[ \t]*\bimport\b[ \t]*(\([^)]*\)|(?:\\\r?\n|[^\n#;])*)"
     r"|import[ \t]+((?:\\\r?\n|[^\n#;])+))",
-    re.M,
+    MULTILINE,
 )
 # string literals and comments, consumed as units so that quotes inside them do not mislead
 _PY_STRINGS = LazyRe(
@@ -83,7 +83,7 @@ _PY_STRINGS = LazyRe(
     r"|[rRbBuUfF]{0,2}(\"\"\"|''')(?:\\.|(?!\1).)*?\1"
     r"|[rRbBuUfF]{0,2}'(?:\\.|[^'\\\n])*'"
     r'|[rRbBuUfF]{0,2}"(?:\\.|[^"\\\n])*"',
-    re.S,
+    DOTALL,
 )
 
 
@@ -132,10 +132,10 @@ _JS_TOKENS = LazyRe(
     r"|'(?:\\.|[^'\\\n])*'"
     r'|"(?:\\.|[^"\\\n])*"'
     r"|`(?:\\.|[^`\\])*`",
-    re.S,
+    DOTALL,
 )
-_SCRIPT_BLOCK = LazyRe(r"<script\b[^>]*>(.*?)</script>", re.S | re.I)
-_FRONTMATTER = LazyRe(r"\A\s*---\n(.*?)\n---", re.S)
+_SCRIPT_BLOCK = LazyRe(r"<script\b[^>]*>(.*?)</script>", DOTALL | IGNORECASE)
+_FRONTMATTER = LazyRe(r"\A\s*---\n(.*?)\n---", DOTALL)
 
 
 def parse_js(text, ext=""):
@@ -155,8 +155,8 @@ def parse_js(text, ext=""):
 
 # --- Go ---------------------------------------------------------------------------
 
-_GO_TOKENS = LazyRe(r"//[^\n]*|/\*.*?\*/|`[^`]*`|\"(?:\\.|[^\"\\\n])*\"", re.S)
-_GO_DECL_END = LazyRe(r"^(?:func|type|var|const)\b", re.M)
+_GO_TOKENS = LazyRe(r"//[^\n]*|/\*.*?\*/|`[^`]*`|\"(?:\\.|[^\"\\\n])*\"", DOTALL)
+_GO_DECL_END = LazyRe(r"^(?:func|type|var|const)\b", MULTILINE)
 _GO_BLOCK = LazyRe(r"\bimport\s*\(([^)]*)\)")
 _GO_SINGLE = LazyRe(r"\bimport\s+(?:[\w.]+\s+)?\"([^\"]+)\"")
 _GO_SPEC = LazyRe(r"(?:^|\n)\s*(?:[\w.]+\s+)?\"([^\"]+)\"")
@@ -178,7 +178,7 @@ def parse_go(text):
 def go_module(gomod_path):
     try:
         with open(gomod_path, encoding="utf-8", errors="replace") as f:
-            m = re.search(r"^\s*module\s+\"?([^\s\"]+)", f.read(), re.M)
+            m = re.search(r"^\s*module\s+\"?([^\s\"]+)", f.read(), MULTILINE)
     except OSError:
         return None
     return m.group(1) if m else None
@@ -187,7 +187,7 @@ def go_module(gomod_path):
 # --- Rust ---------------------------------------------------------------------------
 
 _RS_TOKENS = LazyRe(
-    r"//[^\n]*|/\*.*?\*/|r(#*)\".*?\"\1|b?\"(?:\\.|[^\"\\])*\"|b?'(?:\\.|[^\\'\n])'", re.S
+    r"//[^\n]*|/\*.*?\*/|r(#*)\".*?\"\1|b?\"(?:\\.|[^\"\\])*\"|b?'(?:\\.|[^\\'\n])'", DOTALL
 )
 _RS_USE = LazyRe(r"\buse\s+([^;]+);")
 _RS_MOD = LazyRe(r"\bmod\s+(\w+)\s*;")
@@ -250,11 +250,24 @@ def cargo_package(cargo_toml):
             text = f.read()
     except OSError:
         return None
-    m = re.search(r"^\[package\][^\[]*?^\s*name\s*=\s*\"([^\"]+)\"", text, re.M | re.S)
+    m = re.search(r"^\[package\][^\[]*?^\s*name\s*=\s*\"([^\"]+)\"", text, MULTILINE | DOTALL)
     return m.group(1).replace("-", "_") if m else None
 
 
-# --- scanning with cache and deadline --------------------------------------------------
+# --- scanning: a resumable walk over a cache ---------------------------------------------------
+#
+# The cache is one text file per repository root and language, `spatial-<crc32>-<lang>.tsv`: a
+# JSON header line, then for each directory holding sources a line "\t<dir>" followed by one
+# line per source file, "name\tmtime_ns\tsize\tspecs as JSON", in name order. It is not one JSON
+# document because loading and saving must stay a few ms on a 20,000-file repository: splitting
+# a text is far cheaper than building and encoding a million JSON objects, and the specs of a
+# file are decoded only when its line may name the changed file (see _needles).
+#
+# The header holds where the walk stopped, "stack": the directories still to visit, each with
+# the last file name already done in it (null: not started), and "full": a walk from the root has
+# reached its end, so every directory has cached lines and the count is complete. Each round
+# continues the walk where the last one stopped, so a repository bigger than one budget is
+# covered over a few rounds; directories not visited in a round keep their cached lines.
 
 
 def _parse(lang, path, text):
@@ -269,104 +282,226 @@ def _parse(lang, path, text):
 
 def _cache_path(cache_dir, root, lang):
     key = zlib.crc32(os.path.abspath(root).encode("utf-8", "replace")) & 0xFFFFFFFF
-    return os.path.join(cache_dir, "spatial-%08x-%s.json" % (key, lang))
+    return os.path.join(cache_dir, "spatial-%08x-%s.tsv" % (key, lang))
 
 
-def _load_cache(path, root, lang):
+def _q(text):
+    """text as it appears inside a JSON string of the cache."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def _specs(raw):
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("v") != CACHE_VERSION or data.get("root") != root or data.get("lang") != lang:
-        return {}
-    files = data.get("files")
-    return files if isinstance(files, dict) else {}
+        return json.loads("[%s]" % ",".join(raw))  # one call: far cheaper than one per file
+    except ValueError:  # a damaged line: decode one by one
+        out = []
+        for r in raw:
+            try:
+                out.append(json.loads(r))
+            except ValueError:
+                out.append([])
+        return out
 
 
-def _save_cache(path, root, lang, files):
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = "%s.%d.tmp" % (path, os.getpid())
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump({"v": CACHE_VERSION, "root": root, "lang": lang, "files": files}, f, separators=(",", ":"))
-        os.replace(tmp, path)
-    except OSError:
-        pass
+def _lines(blob, needles):
+    """The lines of blob holding one of needles (all of them when needles is None)."""
+    if needles is None:
+        return blob.split("\n")
+    spans = set()
+    for needle in needles:  # str.find skips the lines without a needle at C speed
+        i = blob.find(needle)
+        while i >= 0:
+            end = blob.find("\n", i)
+            end = len(blob) if end < 0 else end
+            spans.add((blob.rfind("\n", 0, i) + 1, end))
+            i = blob.find(needle, end)
+    return [blob[s:e] for s, e in sorted(spans)]
+
+
+def _under(d, tops):
+    """Whether directory d is one of tops or below one."""
+    while True:
+        if d in tops:
+            return True
+        if not d:
+            return False
+        d = d.rpartition("/")[0]
+
+
+class _Index:
+    """The cached imports of one repository and language, and the walk that refreshes them."""
+
+    def __init__(self, root, lang, cache_dir):
+        self.root, self.lang = root, lang
+        self.path = _cache_path(cache_dir, root, lang) if cache_dir else None
+        self.blobs = {}  # directory ('' for the root) -> its lines, "\n"-joined
+        self.stack, self.full, self.header = [], False, None
+        self.dirty = set()  # directories whose lines changed in this round
+        if self.path:
+            self._load()
+
+    def _load(self):
+        try:
+            with open(self.path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+                chunks = f.read().split("\n\t")
+            head = json.loads(chunks[0])
+            stack = head["stack"]
+            ok = head["v"] == CACHE_VERSION and head["root"] == self.root and head["lang"] == self.lang
+            ok = ok and all(isinstance(d, str) and (a is None or isinstance(a, str)) for d, a in stack)
+        except (OSError, ValueError, TypeError, KeyError):
+            return
+        if ok:
+            self.stack, self.full, self.header = stack, head.get("full") is True, chunks[0]
+            for chunk in chunks[1:]:
+                d, _, blob = chunk.partition("\n")
+                if blob:
+                    self.blobs[d] = blob
+
+    def save(self):
+        head = json.dumps(
+            {"v": CACHE_VERSION, "root": self.root, "lang": self.lang, "full": self.full, "stack": self.stack},
+            separators=(",", ":"),
+        )
+        if not self.path or (head == self.header and not self.dirty):
+            return  # unchanged: rewriting it would only cost time
+        tmp = "%s.%d.tmp" % (self.path, os.getpid())
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            if self.header is None:  # no cache of this format yet: drop the one of version 1
+                try:
+                    os.remove(self.path[: -len(".tsv")] + ".json")
+                except OSError:
+                    pass
+            with open(tmp, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
+                f.write(head + "".join("\n\t%s\n%s" % item for item in self.blobs.items()))
+            os.replace(tmp, self.path)
+        except (OSError, UnicodeError):
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+
+    def packages(self):
+        """Directories holding an `__init__.py` (Python), from the cache: resolution needs all of them."""
+        return {d for d, b in self.blobs.items() if b.startswith("__init__.py\t") or "\n__init__.py\t" in b}
+
+    def files(self, needles=None, only=None):
+        """{path relative to root: specs} of the cached files whose line holds one of needles."""
+        rels, raw = [], []
+        for d in self.blobs if only is None else only:
+            blob = self.blobs.get(d)
+            prefix = d + "/" if d else ""
+            for line in _lines(blob, needles) if blob else ():
+                parts = line.split("\t", 3)
+                if len(parts) == 4:
+                    rels.append(prefix + parts[0])
+                    raw.append(parts[3])
+        return dict(zip(rels, _specs(raw)))
+
+    def walk(self, deadline, max_bytes):
+        """Continue the walk from where the last round stopped, until it ends or the deadline passes."""
+        stack = self.stack or [["", None]]
+        from_root = stack == [["", None]]
+        keys = None  # sorted cached directories, for forgetting vanished ones
+        while True:
+            if not stack:
+                self.full = True  # every directory was visited: the cache covers the whole tree
+                if from_root:
+                    break
+                stack, from_root = [["", None]], True  # a new sweep, if time remains, finds later changes
+            if time.perf_counter() > deadline:
+                break
+            rel_dir, after = stack.pop()
+            prefix = rel_dir + "/" if rel_dir else ""
+            try:
+                entries = sorted(os.scandir(os.path.join(self.root, rel_dir)), key=lambda e: e.name)
+            except OSError:  # gone since it was listed: forget it and everything below
+                keys = self._prune(rel_dir, (), keys)
+                if self.blobs.pop(rel_dir, None) is not None:
+                    self.dirty.add(rel_dir)
+                continue
+            blob = self.blobs.get(rel_dir, "")
+            old = {line.partition("\t")[0]: line for line in blob.split("\n")} if blob else {}
+            lines, subdirs, done, stop = [], [], after or "", None
+            for entry in entries:
+                name = entry.name
+                if "\t" in name or "\n" in name:
+                    continue  # cannot be written in the cache
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if not name.startswith(".") and name not in SKIP_DIRS:
+                            subdirs.append(name)
+                        continue
+                    if not entry.is_file(follow_symlinks=False):
+                        continue
+                except OSError:
+                    continue
+                if lang_of(name) != self.lang:
+                    continue
+                line = old.get(name)
+                if stop is None and name > done:  # names up to `done` were refreshed in an earlier round
+                    if time.perf_counter() > deadline:
+                        stop = done  # resume after it; the rest keep their cached lines
+                    else:
+                        line, done = self._line(entry, name, line, max_bytes), name
+                if line:
+                    lines.append(line)
+            new = "\n".join(lines)  # files deleted since are not listed: their lines drop out
+            if new != blob:
+                self.dirty.add(rel_dir)
+                if new:
+                    self.blobs[rel_dir] = new
+                else:
+                    del self.blobs[rel_dir]
+            if after is None:  # the first visit of this sweep: its subdirectories are still to do
+                keys = self._prune(rel_dir, subdirs, keys)
+                stack.extend([prefix + s, None] for s in reversed(subdirs))
+            if stop is not None:
+                stack.append([rel_dir, stop])
+        self.stack = stack
+
+    def _line(self, entry, name, old, max_bytes):
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            return None
+        stamp = "%d\t%d\t" % (st.st_mtime_ns, st.st_size)
+        if old and old.startswith(stamp, len(name) + 1):
+            return old
+        specs = []
+        if st.st_size <= max_bytes:
+            try:
+                with open(entry.path, encoding="utf-8", errors="replace") as f:
+                    specs = _parse(self.lang, name, f.read())
+            except OSError:
+                pass
+        return "%s\t%s%s" % (name, stamp, json.dumps(specs, ensure_ascii=False, separators=(",", ":")))
+
+    def _prune(self, rel_dir, subdirs, keys):
+        """Forget the cached directories below rel_dir that are not under one of its subdirs."""
+        if keys is None:
+            keys = sorted(self.blobs)
+        prefix, keep = (rel_dir + "/" if rel_dir else ""), set(subdirs)
+        i = bisect.bisect_left(keys, prefix)
+        while i < len(keys) and keys[i].startswith(prefix):
+            d = keys[i]
+            i += 1
+            if d != rel_dir and d[len(prefix) :].partition("/")[0] not in keep and d in self.blobs:
+                del self.blobs[d]
+                self.dirty.add(d)
+        return keys
 
 
 def scan(root, lang, deadline, cache_dir=None, max_bytes=1000000):
-    """Parse the imports of every `lang` source under root, reusing the cache.
+    """One round of the walk, saved; returns (files, dirs, complete) over everything cached.
 
-    Returns (files, dirs, complete): files maps a path relative to root ('/' separated) to its
-    specs; dirs is the set of relative directories holding an `__init__.py` (Python only).
+    files maps a path relative to root ('/' separated) to its specs; dirs is the set of relative
+    directories holding an `__init__.py` (Python only).
     """
-    cpath = _cache_path(cache_dir, root, lang) if cache_dir else None
-    cached = _load_cache(cpath, root, lang) if cpath else {}
-    files, dirs, fresh = {}, set(), {}
-    changed = False
-    complete = True
-    stack = [""]
-    while stack:
-        rel_dir = stack.pop()
-        if time.perf_counter() > deadline:
-            complete = False
-            break
-        try:
-            entries = list(os.scandir(os.path.join(root, rel_dir) if rel_dir else root))
-        except OSError:
-            continue
-        for entry in entries:
-            name = entry.name
-            rel = rel_dir + "/" + name if rel_dir else name
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if not name.startswith(".") and name not in SKIP_DIRS:
-                        stack.append(rel)
-                    continue
-                if not entry.is_file(follow_symlinks=False):
-                    continue
-            except OSError:
-                continue
-            if name == "__init__.py":
-                dirs.add(rel_dir)
-            if lang_of(name) != lang:
-                continue
-            if time.perf_counter() > deadline:
-                complete = False
-                stack = []
-                break
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            key = [st.st_mtime_ns, st.st_size]
-            old = cached.get(rel)
-            if isinstance(old, list) and len(old) == 3 and old[:2] == key:
-                fresh[rel] = old
-                files[rel] = old[2]
-                continue
-            specs = []
-            if st.st_size <= max_bytes:
-                try:
-                    with open(entry.path, encoding="utf-8", errors="replace") as f:
-                        specs = _parse(lang, name, f.read())
-                except OSError:
-                    pass
-            fresh[rel] = key + [specs]
-            files[rel] = specs
-            changed = True
-    if not complete:
-        # keep what the earlier scans knew about the part not reached this time
-        for rel, old in cached.items():
-            if rel not in fresh and isinstance(old, list) and len(old) == 3:
-                fresh[rel] = old
-                files[rel] = old[2]
-    elif len(fresh) != len(cached):
-        changed = True
-    if cpath and changed:
-        _save_cache(cpath, root, lang, fresh)
-    return files, dirs, complete
+    index = _Index(root, lang, cache_dir)
+    index.walk(deadline, max_bytes)
+    index.save()
+    return index.files(), index.packages(), index.full
 
 
 # --- resolution: who imports the changed file -----------------------------------------------
@@ -431,7 +566,7 @@ def _py_importers(changed, files, dirs):
 
 
 def _strip_jsonc(text):
-    text = re.sub(r"(\"(?:\\.|[^\"\\])*\")|//[^\n]*|/\*.*?\*/", lambda m: m.group(1) or "", text, flags=re.S)
+    text = re.sub(r"(\"(?:\\.|[^\"\\])*\")|//[^\n]*|/\*.*?\*/", lambda m: m.group(1) or "", text, flags=DOTALL)
     return re.sub(r",(\s*[}\]])", r"\1", text)
 
 
@@ -512,21 +647,26 @@ def _js_importers(root, changed, files):
     return out
 
 
-def _go_importers(root, changed, files):
+def _go_package(root, changed):
+    """The import path of the package of `changed`, from the nearest go.mod (None if there is none)."""
     d = os.path.dirname(os.path.join(root, changed))
     while True:
         gomod = os.path.join(d, "go.mod")
         if os.path.isfile(gomod):
             break
         if os.path.normpath(d) == os.path.normpath(root) or os.path.dirname(d) == d:
-            return []
+            return None
         d = os.path.dirname(d)
     module = go_module(gomod)
     if not module:
-        return []
+        return None
     reldir = os.path.relpath(os.path.dirname(os.path.join(root, changed)), d).replace("\\", "/")
-    path = module if reldir == "." else module + "/" + reldir
-    return [rel for rel, specs in files.items() if rel != changed and path in specs]
+    return module if reldir == "." else module + "/" + reldir
+
+
+def _go_importers(root, changed, files):
+    path = _go_package(root, changed)
+    return [rel for rel, specs in files.items() if rel != changed and path in specs] if path else []
 
 
 def _rs_layout(root, rel, memo):
@@ -614,12 +754,41 @@ def importers(root, changed, lang, files, dirs=()):
     return []
 
 
+def _needles(root, changed, lang):
+    """Substrings of the cache line of every file that may import `changed`: a conservative filter
+    that spares decoding and resolving the others. None: no filter; (): nothing imports it.
+
+    An importer names the changed module's last component, except through the forms that
+    refer to it by position, which are matched by a marker instead.
+    """
+    if lang == "py":
+        stem = changed[: -len(os.path.splitext(changed)[1])]
+        last = stem.rpartition("/")[2]
+        if last == "__init__":
+            last = stem.rpartition("/")[0].rpartition("/")[2]
+        # `from .. import x` names no module: its empty one is `,"",` in the cached JSON
+        return (_q(last), ',"",') if last else None
+    if lang == "js":
+        base = os.path.basename(_JS_STRIP_EXT.sub("", changed))
+        names = [base, os.path.basename(os.path.dirname(changed))] if base == "index" else [base]
+        # a spec ending in "." or "/" names a directory by position; an alias may be the whole spec
+        aliases = ['"%s"' % _q(prefix) for prefix, _, _ in _js_aliases(root) if prefix]
+        return tuple(_q(n) for n in names if n) + ('."', '/"') + tuple(aliases)
+    if lang == "go":
+        path = _go_package(root, changed)
+        return (_q(path),) if path else ()
+    segs = _rs_layout(root, changed, {})[2]
+    # self::, super:: and `mod x;` are resolved against the importer's own place in the crate
+    return (_q(segs[-1]), "self", "super", '"mod:') if segs else ()
+
+
 def blast_radius(path, budget_ms=200, cache_dir=None, max_bytes=1000000, root=None):
     """How many files of the repository import `path`.
 
     Returns None when it does not apply (unsupported language, no git repository above the
     file), else {"root", "rel", "lang", "count", "importers" (all, sorted), "complete", "ms"}.
-    `complete` is False when the scan hit the time budget; the count is then a lower bound.
+    `complete` is False until a walk has visited every directory (over as many calls as it
+    takes); the count is then a lower bound. The whole call, cache included, keeps to budget_ms.
     """
     start = time.perf_counter()
     lang = lang_of(path)
@@ -632,17 +801,34 @@ def blast_radius(path, budget_ms=200, cache_dir=None, max_bytes=1000000, root=No
     rel = os.path.relpath(path, root).replace("\\", "/")
     if rel.startswith("../") or rel.split("/", 1)[0] in (".git",):
         return None
-    deadline = start + budget_ms / 1000.0
-    files, dirs, complete = scan(root, lang, deadline, cache_dir, max_bytes)
-    found = importers(root, rel, lang, files, dirs)
-    if time.perf_counter() > deadline:
-        complete = False
+    t = time.perf_counter()
+    index = _Index(root, lang, cache_dir)
+    load = time.perf_counter() - t
+    # Resolve against the cache first, so that its cost is known before the scan's deadline is set.
+    needles = _needles(root, rel, lang)
+    packages = index.packages() if lang == "py" else set()
+    found = set(importers(root, rel, lang, index.files(needles), packages))
+    # After the scan come re-resolving what it changed and saving, which costs about what loading
+    # did (twice that, to be safe). A fifth of the budget stays in reserve for a busy machine and
+    # for the file being parsed when the deadline passes.
+    index.walk(start + budget_ms * 0.0008 - 2 * load, max_bytes)
+    dirty = index.dirty
+    if lang == "py" and index.packages() != packages:
+        # an __init__.py came or went: files at and below that directory resolve differently
+        moved = index.packages() ^ packages
+        packages ^= moved
+        dirty = dirty | {d for d in index.blobs if _under(d, moved)}
+    if dirty:
+        found = {f for f in found if f.rpartition("/")[0] not in dirty}
+        found.update(importers(root, rel, lang, index.files(needles, dirty), packages))
+    index.save()
+    found = sorted(found)
     return {
         "root": root,
         "rel": rel,
         "lang": lang,
         "count": len(found),
         "importers": found,
-        "complete": complete,
+        "complete": index.full,
         "ms": round((time.perf_counter() - start) * 1000.0, 1),
     }

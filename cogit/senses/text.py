@@ -1,8 +1,23 @@
 """Small helpers shared by the senses: the tag every signal starts with, and short renderings."""
 
 import os
-import re
 
+# `import re` costs milliseconds (enum, functools...) on a path that runs on every
+# tool call; most calls need no pattern at all. So `re` is imported on first use.
+IGNORECASE, MULTILINE, DOTALL = 2, 8, 16  # the values of re.I, re.M, re.S
+
+
+class _LazyModule:
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, attr):
+        return getattr(__import__(self._name), attr)
+
+
+re = _LazyModule("re")
 
 
 class LazyRe:
@@ -20,7 +35,7 @@ class LazyRe:
         return getattr(self.rx, name)
 
 
-TAG_RE = LazyRe(r"^\[cogit:([a-z0-9]+)\]", re.M)
+TAG_RE = LazyRe(r"^\[cogit:([a-z0-9]+)\]", MULTILINE)
 
 
 def tag(sense):

@@ -18,6 +18,7 @@ from cogit.store.schema import SECTIONS
 from cogit.store.state import ITEM_SECTIONS, SINGULAR
 
 _MISSING = object()
+MAX_FIELDS = 6
 
 
 @dataclass
@@ -41,12 +42,17 @@ class ItemChange:
 
     def render(self) -> str:
         kind = SINGULAR.get(self.section, self.section)
+        shown = self.fields[:MAX_FIELDS]
+        prefix = f"tools.{self.key}."
+        changes = ", ".join(f"{f.removeprefix(prefix)} {_short(o)} → {_short(n)}" for f, o, n in shown)
+        if len(self.fields) > MAX_FIELDS:
+            changes += f" (+{len(self.fields) - MAX_FIELDS} more; --json shows all)"
         if self.section in ITEM_SECTIONS:
             if self.op in "+-":
                 return f"{self.op} {kind} {self.key} {json.dumps(self.text, ensure_ascii=False)}"
-            changes = ", ".join(f"{f} {_short(o)} → {_short(n)}" for f, o, n in self.fields)
             return f"~ {kind} {self.key}: {changes}"
-        changes = ", ".join(f"{f} {_short(o)} → {_short(n)}" for f, o, n in self.fields)
+        if self.key != self.section:
+            return f"~ {kind} {self.key}: {changes}"
         return f"~ {kind}: {changes}"
 
 
@@ -66,8 +72,8 @@ def _flatten(doc: Any, prefix: str = "") -> dict[str, Any]:
     if isinstance(doc, dict):
         for k, v in doc.items():
             key = f"{prefix}.{k}" if prefix else str(k)
-            if isinstance(v, dict) and v:
-                out.update(_flatten(v, key))
+            if isinstance(v, dict):
+                out.update(_flatten(v, key))  # an empty map has no leaves
             else:
                 out[key] = v
     return out
@@ -89,11 +95,23 @@ def diff_states(old: dict, new: dict) -> list[ItemChange]:
                 for k in sorted(set(fa) | set(fb))
                 if fa.get(k, _MISSING) != fb.get(k, _MISSING)
             ]
-            if fields:
-                changes.append(
-                    ItemChange("~", section, section, fields=[(f, _none(o), _none(n)) for f, o, n in fields], old=fa, new=fb)
-                )
+            for key, group in _group(section, fields):
+                changes.append(ItemChange("~", section, key, fields=[(f, _none(o), _none(n)) for f, o, n in group], old=fa, new=fb))
     return changes
+
+
+def _group(section: str, fields: list) -> list[tuple[str, list]]:
+    """Tools change as one entry per tool (and one for sequences); others as one entry."""
+    if not fields:
+        return []
+    if section != "tools":
+        return [(section, fields)]
+    groups: dict[str, list] = {}
+    for f, o, n in fields:
+        parts = f.split(".", 2)
+        key = parts[1] if parts[0] == "tools" and len(parts) == 3 else parts[0]
+        groups.setdefault(key, []).append((f, o, n))
+    return list(groups.items())
 
 
 def _none(v):

@@ -111,8 +111,9 @@ def compile_text(scopes: list[tuple[str, dict]], config) -> dict:
     if cut:
         parts = ", ".join(f"{n} {s}" for s, n in cut.items())
         lines.append(f"(Not shown to fit the budget or quotas: {parts}. See them with `cogit show`.)")
-    if shown == 0 and not focus_current:
-        lines.append("(Memory is empty so far. `cogit add learning TEXT` records one.)")
+    if shown == 0 and not focus_current and not cut:
+        # Nothing worth saying costs nothing: an empty memory injects no text at all.
+        return {"text": "", "chars": 0, "tokens": 0, "cut": {}, "shown": 0}
     lines.append(CLOSE)
     text = "\n".join(lines)
     if len(text) > limit:  # a very long focus: cut it, say so
@@ -130,25 +131,33 @@ def cache_path(home: Home, branch: str) -> Path:
     return home.digests / f"{safe_name(branch.replace('/', '--'))}.json"
 
 
-def refresh(home: Home, repo, branch: str) -> None:
-    """Recompile the cached digest of `branch` (and of every project when main changed)."""
-    from cogit.store.write import load_state
+def refresh(home: Home, repo, branch: str, known: dict | None = None) -> None:
+    """Recompile the cached digest of `branch` (and of every project when main changed).
+
+    `known` maps branch -> state already in memory (the write path passes what it
+    just committed), so nothing is read twice."""
+    from cogit.store.write import load_state as _load
+
+    known = known or {}
+
+    def load_state(repo, sha, _branch=None):
+        return known[_branch] if _branch in known else _load(repo, sha)
 
     targets = [branch]
     if branch == git.MAIN:
         targets += [b for b in git.branches(repo) if b.startswith("project/")]
     main_sha = git.head(repo, git.MAIN)
-    main_state = load_state(repo, main_sha)
+    main_state = load_state(repo, main_sha, git.MAIN)
     for target in targets:
         scopes = [("global", main_state)]
         heads = {git.MAIN: main_sha}
         if target != git.MAIN:
             sha = git.head(repo, target)
-            scopes.append((target, load_state(repo, sha)))
+            scopes.append((target, load_state(repo, sha, target)))
             heads[target] = sha
-        config = scopes[-1][1].get("config") or main_state.get("config")
+        config = main_state.get("config")  # settings rule from main, in every scope
         compiled = compile_text(scopes, config)
         compiled.update(branch=target, heads=heads, settings=hook_settings(config))
         path = cache_path(home, target)
         path.parent.mkdir(parents=True, exist_ok=True)
-        git.write_atomic(path, json.dumps(compiled, ensure_ascii=False).encode("utf-8"))
+        git.write_atomic(path, json.dumps(compiled, ensure_ascii=False).encode("utf-8"), durable=False)

@@ -176,9 +176,11 @@ def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN):
                     (lc.section, f) in field_keys for f, _, _ in lc.fields
                 )
                 if clash:
+                    what = (f"{lc.section[:-1]} {lc.key}" if lc.section in ITEM_SECTIONS else
+                            f"{lc.section} ({', '.join(f for f, _, _ in lc.fields if (lc.section, f) in field_keys)})")
                     raise Conflict(
                         f"cannot revert {target[:10]}: the later commit {lsha[:10]} "
-                        f"({_entry(git.info(repo, lsha)).summary}) changed {lc.section[:-1] if lc.section in ITEM_SECTIONS else lc.section} {lc.key} too",
+                        f"({_entry(git.info(repo, lsha)).summary}) changed {what} too",
                         hint=f"Revert {lsha[:10]} first, or change the item by hand (`cogit edit`).",
                     )
         for sha in git.walk(repo, head):

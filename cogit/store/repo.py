@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 
-for _key in [k for k in os.environ if k.startswith("GIT_")]:
+# The ssh program the user chose is not about which repository: transport.py needs it.
+_KEEP = ("GIT_SSH_COMMAND", "GIT_SSH", "GIT_SSH_VARIANT")
+for _key in [k for k in os.environ if k.startswith("GIT_") and k not in _KEEP]:
     del os.environ[_key]
 
 from dulwich.errors import NotGitRepository  # noqa: E402
@@ -100,6 +102,18 @@ def read_files(repo: Repo, sha: str | None) -> dict[str, bytes]:
     return out
 
 
+def blob_ids(repo: Repo, sha: str | None) -> dict[str, str]:
+    """File name -> blob id of a commit's top-level files (no blob is read)."""
+    if not sha:
+        return {}
+    tree = repo[repo[sha.encode()].tree]
+    return {e.path.decode(): e.sha.decode() for e in tree.items() if stat.S_ISREG(e.mode)}
+
+
+def blob(repo: Repo, blob_id: str) -> bytes:
+    return repo[blob_id.encode()].data
+
+
 def commit(
     repo: Repo,
     branch: str,
@@ -164,9 +178,35 @@ def sync_worktree(repo: Repo, root: Path, files: dict[str, bytes | None]) -> Non
             if name.encode() in index:
                 del index[name.encode()]
             continue
-        write_atomic(path, data)
+        write_atomic(path, data, durable=False)  # the commit is the durable copy
         index[name.encode()] = index_entry_from_stat(os.lstat(path), Blob.from_string(data).id)
     index.write()
+
+
+def changed_by_stat(repo: Repo, root: Path, names) -> list[str]:
+    """Files whose size or mtime differ from the index entry (or that are missing from it),
+    as git's own status does first; only those need their content compared."""
+    try:
+        index = repo.open_index()
+    except Exception:
+        return list(names)
+    out = []
+    for name in names:
+        key = name.encode()
+        try:
+            st = os.lstat(root / name)
+        except FileNotFoundError:
+            if key in index:
+                out.append(name)
+            continue
+        if key not in index:
+            out.append(name)
+            continue
+        entry = index[key]
+        mtime = entry.mtime if isinstance(entry.mtime, tuple) else (entry.mtime, 0)
+        if entry.size != st.st_size or int(mtime[0]) != int(st.st_mtime) or int(mtime[1]) != st.st_mtime_ns % 1_000_000_000:
+            out.append(name)
+    return out
 
 
 def worktree_files(root: Path, names) -> dict[str, bytes | None]:
@@ -179,13 +219,14 @@ def worktree_files(root: Path, names) -> dict[str, bytes | None]:
     return out
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -255,3 +296,94 @@ def merge_bases(repo: Repo, a: str, b: str) -> list[str]:
 def set_branch(repo: Repo, branch: str, sha: str, expected: str | None) -> bool:
     old = expected.encode() if expected else None
     return repo.refs.set_if_equals(branch_ref(branch), old, sha.encode(), message=b"cogit: update", committer=b"cogit <cogit@localhost>")
+
+
+def is_ancestor(repo: Repo, ancestor: str, descendant: str) -> bool:
+    """Does `descendant` contain `ancestor` (so moving from one to the other loses nothing)?
+
+    Not dulwich's can_fast_forward: it stops at commits older than `ancestor`, and
+    clocks of two machines disagree, so a child can be "older" than its parent.
+    """
+    from dulwich.graph import find_merge_base
+
+    return ancestor == descendant or ancestor.encode() in find_merge_base(repo, [ancestor.encode(), descendant.encode()])
+
+
+def new_commits(repo: Repo, tip: str, exclude: list[str]) -> list[str]:
+    """Commits reachable from `tip` but from none of `exclude`, newest first."""
+    walker = repo.get_walker(include=[tip.encode()], exclude=[e.encode() for e in exclude if e])
+    return [entry.commit.id.decode() for entry in walker]
+
+
+# --------------------------------------------------------------------------- remotes
+# Remotes live in the memory repository's own .git/config, as git keeps them, so that
+# plain `git fetch <name>` in the memory repository works too.
+
+
+def remotes(repo: Repo) -> dict[str, str]:
+    config = repo.get_config()
+    out = {}
+    for section in config.sections():
+        if len(section) == 2 and section[0] == b"remote":
+            try:
+                out[section[1].decode()] = config.get(section, b"url").decode()
+            except KeyError:
+                continue
+    return dict(sorted(out.items()))
+
+
+def set_remote(repo: Repo, name: str, url: str) -> None:
+    config = repo.get_config()
+    section = (b"remote", name.encode())
+    config.set(section, b"url", url.encode())
+    config.set(section, b"fetch", f"+refs/heads/*:refs/remotes/{name}/*".encode())
+    config.write_to_path()
+
+
+def remove_remote(repo: Repo, name: str) -> None:
+    config = repo.get_config()
+    try:
+        del config[(b"remote", name.encode())]
+    except KeyError:
+        pass
+    config.write_to_path()
+    for ref in list(repo.refs.keys(base=f"refs/remotes/{name}/".encode())):
+        repo.refs.remove_if_equals(f"refs/remotes/{name}/".encode() + ref, None)
+
+
+def tracking(repo: Repo, remote: str) -> dict[str, str]:
+    """branch -> commit of the remote-tracking refs refs/remotes/<remote>/<branch>."""
+    base = f"refs/remotes/{remote}/".encode()
+    return {k.decode(): repo.refs[base + k].decode() for k in repo.refs.keys(base=base)}
+
+
+def set_tracking(repo: Repo, remote: str, branch: str, sha: str | None) -> None:
+    ref = f"refs/remotes/{remote}/{branch}".encode()
+    if sha is None:
+        repo.refs.remove_if_equals(ref, None)
+    else:
+        repo.refs.set_if_equals(ref, None, sha.encode(), message=b"cogit: fetch", committer=b"cogit <cogit@localhost>")
+
+
+def create_branch(repo: Repo, branch: str, sha: str) -> bool:
+    """Create a branch at `sha`; False if it already exists (whatever it points at)."""
+    return repo.refs.add_if_new(branch_ref(branch), sha.encode(), message=b"cogit: create", committer=b"cogit <cogit@localhost>")
+
+
+def machine_committer(repo: Repo) -> bytes:
+    """`cogit <ID@machine.cogit>`, ID made once per memory repository (.git/config cogit.machine).
+
+    Two machines that make the same change in the same second with the same author
+    would otherwise write the very same commit, and a merge could not tell that a
+    counter went up twice.
+    """
+    import secrets
+
+    config = repo.get_config()
+    try:
+        machine = config.get((b"cogit",), b"machine").decode()
+    except KeyError:
+        machine = secrets.token_hex(6)
+        config.set((b"cogit",), b"machine", machine.encode())
+        config.write_to_path()
+    return f"cogit <{machine}@machine.cogit>".encode()

@@ -55,6 +55,37 @@ def problems(section: str, doc: Any) -> list[tuple[list, str]]:
     return [(list(e.path), e.message) for e in errors]
 
 
+def check_changed(section: str, doc: Any, before: Any, filename: str) -> None:
+    """Like `check`, but items already in `before` unchanged are not checked again:
+    they were validated when their blob was read. Keeps a write O(changed items)."""
+    sch = schema(section)
+    items = doc.get("items") if isinstance(doc, dict) else None
+    if not isinstance(items, list) or "items" not in sch["properties"]:
+        return check(section, doc, filename)
+    known = {i.get("id"): i for i in (before or {}).get("items") or [] if isinstance(i, dict)}
+    shell = dict(doc, items=[])
+    check(section, shell, filename)
+    item_validator = _item_validator(section)
+    for index, item in enumerate(items):
+        if isinstance(item, dict) and known.get(item.get("id")) == item:
+            continue
+        errors = sorted(item_validator.iter_errors(item), key=lambda e: [str(p) for p in e.path])
+        if errors:
+            path = ["items", index, *errors[0].path]
+            raise InvalidState(
+                f"{filename}: field {field_path(path)}: {errors[0].message}",
+                hint=f"Fix {filename} and run `cogit commit` again; the last good state stays committed.",
+            )
+    limit = sch["properties"]["items"].get("maxItems")
+    if limit is not None and len(items) > limit:
+        check(section, doc, filename)
+
+
+@lru_cache(maxsize=None)
+def _item_validator(section: str) -> Draft202012Validator:
+    return Draft202012Validator(schema(section)["properties"]["items"]["items"], format_checker=FormatChecker())
+
+
 def check(section: str, doc: Any, filename: str) -> None:
     """Raise InvalidState naming file, line and field of the first violation."""
     found = problems(section, doc)

@@ -220,11 +220,52 @@ def _http_pool(url: str, timeout: float):
     from dulwich.client import default_urllib3_manager
 
     retries = urllib3.Retry(total=5, connect=0, read=0, status=0, other=0, redirect=5)
+    has_password = urlsplit(url).password is not None
     return default_urllib3_manager(
         None, base_url=url, timeout=timeout,
         pool_manager_cls=functools.partial(urllib3.PoolManager, retries=retries),
         proxy_manager_cls=functools.partial(urllib3.ProxyManager, retries=retries),
+        auth_callback=None if has_password else _git_credentials(timeout),
     )
+
+
+def _git_credentials(timeout: float):
+    """An HTTP auth callback that asks the user's git credential helpers, never a person.
+
+    `git credential fill` runs whatever helper the user configured (a keychain, a
+    store, a token manager); prompts are disabled, because cogit may run in a hook
+    with no terminal. One answer per request: if the server refuses it, we stop.
+    """
+    import shutil
+
+    program = shutil.which("git")
+    if program is None:
+        return None
+
+    def callback(request_url: str, www_authenticate: str, attempt: int):
+        if attempt > 1:
+            return None
+        parts = urlsplit(request_url)
+        lines = [f"protocol={parts.scheme}", f"host={parts.netloc.rsplit('@', 1)[-1]}",
+                 f"path={parts.path.lstrip('/')}"]
+        if parts.username:
+            lines.append(f"username={unquote(parts.username)}")
+        env = clean_env()
+        env.update(GIT_TERMINAL_PROMPT="0")
+        env.pop("SSH_ASKPASS", None)
+        try:
+            proc = subprocess.run([program, "credential", "fill"], input="\n".join(lines) + "\n\n",
+                                  capture_output=True, text=True, env=env, timeout=timeout, cwd="/")
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if proc.returncode != 0:
+            return None
+        found = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
+        if not found.get("username"):
+            return None
+        return {"username": found["username"], "password": found.get("password", "")}
+
+    return callback
 
 
 def _ssh_command(explicit: str | None) -> str:
@@ -326,7 +367,8 @@ def _remote_call(url: str, action: str, timeout: float) -> Iterator[None]:
         raise RemoteError(f"cannot {action} {shown}: not a git repository", hint) from e
     except (HTTPUnauthorized, HTTPProxyUnauthorized) as e:
         raise RemoteError(f"cannot {action} {shown}: the server wants credentials",
-                          "put them in the URL or use an ssh remote") from e
+                          "store them with your git credential helper (a `git clone` of the URL "
+                          "does it), or use an ssh remote") from e
     except NotImplementedError as e:
         # dulwich falls back to dumb HTTP when the smart protocol is missing, then fails.
         raise RemoteError(f"cannot {action} {shown}: the server does not speak git's "
@@ -368,11 +410,12 @@ def _rejected(url: str, reasons: dict[str, str], non_fast_forward: bool) -> Push
 
 def _descends(repo, new: bytes, old: bytes) -> bool:
     """Is `old` an ancestor of `new` (so moving the remote from old to new loses nothing)?"""
-    from dulwich.graph import can_fast_forward
+    from dulwich.graph import find_merge_base
 
     if old not in repo.object_store:  # the remote has commits we never fetched
         return False
-    return can_fast_forward(repo, old, new)
+    # Not can_fast_forward: it prunes by commit time, and machines' clocks disagree.
+    return old == new or old in find_merge_base(repo, [old, new])
 
 
 def _branches(refs: dict) -> dict[str, bytes]:
@@ -419,6 +462,11 @@ def _reason(e: BaseException, timeout: float) -> str:
 def _one_line(e: BaseException) -> str:
     text = str(e).strip() or type(e).__name__
     return " | ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def redact_url(url: str) -> str:
+    """The URL without any password in it, for messages and listings."""
+    return _redact(url)
 
 
 def _redact(url: str) -> str:

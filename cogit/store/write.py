@@ -13,6 +13,7 @@ when not, so a write never silently overwrites what a person typed.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -21,9 +22,9 @@ from cogit.locking import LockTimeout, file_lock
 from cogit.paths import Home
 from cogit.redact import redact, redact_tree
 from cogit.store import repo as git
-from cogit.store import schema, yamlio
-from cogit.store.provenance import COMMITTER, Provenance, message
-from cogit.store.state import SINGULAR, apply_caps, default_doc, filename, section_of_file
+from cogit.store import loader, schema, yamlio
+from cogit.store.provenance import Provenance, message
+from cogit.store.state import SINGULAR, apply_caps, default_doc, filename, section_of_file, template_text
 from cogit.store.schema import SECTIONS
 
 
@@ -55,13 +56,8 @@ Apply = Callable[[State], "Change | None"]
 
 
 def load_state(repo, sha: str | None) -> State:
-    """Parse and validate every section at a commit (defaults for missing files)."""
-    files = git.read_files(repo, sha)
-    state = State()
-    for section in SECTIONS:
-        name = filename(section)
-        state[section] = schema.parse(section, files[name], name) if name in files else default_doc(section)
-    return state
+    """Every section at a commit as plain, validated data (parsed once per blob)."""
+    return State(loader.load_plain(repo, sha))
 
 
 def transact(
@@ -98,13 +94,15 @@ def transact(
 def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply, extra_parents=()) -> WriteResult | None:
     """The body of the write path; the caller holds the lock."""
     expected = git.head(repo, branch)
-    old_files = git.read_files(repo, expected)
-    state = load_state(repo, expected)
+    old_blobs = git.blob_ids(repo, expected)
+    old_files = _LazyFiles(repo, old_blobs)
+    state = State(loader.load_plain(repo, expected, old_blobs))
     before = {s: yamlio.plain(d) for s, d in state.items()}
     change = apply(state)
     if change is None:
         return None
-    pruned = apply_caps(state, state.get("config"))
+    # Settings rule from main: a project's config.yaml is there only for uniformity.
+    pruned = apply_caps(state, state.get("config") if branch == git.MAIN else main_config(repo))
     changed = [s for s in SECTIONS if s in state.raw or yamlio.plain(state[s]) != before[s]]
     redactions = [0]
     files: dict[str, bytes | None] = {}
@@ -112,18 +110,21 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         name = filename(section)
         if section in state.raw:
             data = state.raw[section]
-            doc = schema.parse(section, data, name)
+            rt = schema.parse(section, data, name)
             count = [0]
-            redact_tree(doc, count)
+            redact_tree(rt, count)
             if count[0]:
-                data = yamlio.dump(doc).encode()
+                data = yamlio.dump(rt).encode()
                 redactions[0] += count[0]
+            doc = yamlio.plain(rt)
         else:
             redact_tree(state[section], redactions)
-            schema.check(section, state[section], name)
-            data = yamlio.dump(state[section]).encode()
+            schema.check_changed(section, state[section], before[section], name)
+            doc = yamlio.plain(state[section])
+            data = _serialize(section, old_files.get(name), before[section], doc, old_blobs.get(name))
         if old_files.get(name) != data:
             files[name] = data
+            loader.remember(repo, section, data, doc)
     if not files and not extra_parents:
         return None
     body = describe_pruned(pruned)
@@ -140,13 +141,18 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
             setattr(prov, attr, redact(getattr(prov, attr))[0])
     if pruned:
         prov.extra["Cogit-Pruned"] = " ".join(sorted({i.get("id", "?") for _, i in pruned}))
+    if expected is None and branch != git.MAIN:
+        # A new project branch starts as a root commit of the templates (see scopes.py).
+        from cogit.store.scopes import create_root
+
+        expected = create_root(repo, branch, prov.project)
     sha = git.commit(
         repo,
         branch,
         files,
         message(change.summary, body, prov),
         prov.author_line(),
-        COMMITTER,
+        git.machine_committer(repo),  # one per machine: see machine_committer
         expected,
         extra_parents,
     )
@@ -154,8 +160,67 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         git.sync_worktree(repo, home.memory, files)
     from cogit.store import digest
 
-    digest.refresh(home, repo, branch)
+    digest.refresh(home, repo, branch, {branch: state})
     return WriteResult(sha, change.summary, sorted(section_of_file(n) for n in files), pruned, redactions[0])
+
+
+def main_config(repo):
+    """main's config.yaml (the settings of every scope), defaults if it has none."""
+    data = git.read_files(repo, git.head(repo, git.MAIN)).get(filename("config"))
+    return schema.parse("config", data, filename("config")) if data is not None else default_doc("config")
+
+
+@contextmanager
+def memory_lock(home: Home, timeout: float = 30.0):
+    """Hold the memory lock for several commits (promote, sync) as transact does for one."""
+    try:
+        with file_lock(home.lock, timeout):
+            yield
+    except LockTimeout:
+        raise Locked(
+            f"memory is locked by another cogit process (waited {timeout:g}s)",
+            hint="Try again in a moment; if it persists, look for a stuck cogit process.",
+        ) from None
+
+
+class _LazyFiles(dict):
+    """name -> bytes of a commit's files, read from the object store on first use."""
+
+    def __init__(self, repo, blobs: dict[str, str]):
+        super().__init__()
+        self._repo, self._blobs = repo, blobs
+
+    def get(self, name, default=None):
+        if name not in self._blobs:
+            return default
+        if not super().__contains__(name):
+            self[name] = git.blob(self._repo, self._blobs[name])
+        return super().__getitem__(name)
+
+    def __contains__(self, name) -> bool:
+        return name in self._blobs
+
+    def __getitem__(self, name):
+        value = self.get(name)
+        if value is None:
+            raise KeyError(name)
+        return value
+
+
+def _serialize(section: str, old_text: bytes | None, old_doc: dict, doc: dict, old_blob: str | None = None) -> bytes:
+    """New file text for a section: the canonical writer if the old file is in its
+    layout (what cogit wrote), else a round trip through the old document so a
+    person's comments and layout survive."""
+    text = old_text.decode("utf-8") if old_text is not None else template_text(section)
+    header = yamlio.header_of(text)
+    if old_text is None or loader.is_canonical(old_blob) or yamlio.canonical(old_doc, header) == text:
+        fast = yamlio.canonical(doc, header)
+        if fast is not None:
+            data = fast.encode("utf-8")
+            loader.mark_canonical(data)
+            return data
+    old = yamlio.load(text)
+    return yamlio.dump(yamlio.update(old, doc)).encode("utf-8")
 
 
 def describe_pruned(pruned: list[tuple[str, dict]]) -> str:
@@ -170,10 +235,13 @@ def describe_pruned(pruned: list[tuple[str, dict]]) -> str:
 def dirty_files(home: Home, repo) -> dict[str, bytes | None]:
     """State files in the working tree that differ from the checked-out branch's commit."""
     branch = git.checked_out_branch(repo) or git.MAIN
-    committed = git.read_files(repo, git.head(repo, branch))
     names = [filename(s) for s in SECTIONS]
-    current = git.worktree_files(home.memory, names)
-    return {n: current[n] for n in names if current[n] != committed.get(n) and not (current[n] is None and n not in committed)}
+    suspects = git.changed_by_stat(repo, home.memory, names)  # cheap: no file is read if stats match
+    if not suspects:
+        return {}
+    committed = git.read_files(repo, git.head(repo, branch))
+    current = git.worktree_files(home.memory, suspects)
+    return {n: current[n] for n in suspects if current[n] != committed.get(n) and not (current[n] is None and n not in committed)}
 
 
 def human_edit(files: dict[str, bytes | None]) -> Apply:

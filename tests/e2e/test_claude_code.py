@@ -79,7 +79,7 @@ def test_cogit_memory_through_claude_code(tmp_path, fake_anthropic, run_claude, 
     cogit("install", "claude")
     settings = cogit.home / ".claude" / "settings.json"
     assert settings.exists(), "cogit install claude wrote no $HOME/.claude/settings.json"
-    assert "cogit hook claude" in settings.read_text()
+    assert "from cogit.hooks import run" in settings.read_text()
 
     fake_anthropic.script = [
         {"bash": "echo ok"},
@@ -100,6 +100,12 @@ def test_cogit_memory_through_claude_code(tmp_path, fake_anthropic, run_claude, 
 
     # (a) The SessionStart digest reached the model, from the first request on.
     assert LEARNING in json.dumps(main[0].body), f"digest not in the first model request\n{diag}"
+
+    # (a2) The senses' signal reached the model: the same failure twice is nociception,
+    # delivered with the second failure's tool result (so in the last request only).
+    assert "[cogit:nociception]" not in json.dumps(main[2].body), diag
+    assert "[cogit:nociception]" in json.dumps(main[3].body), f"no nociception signal in the model's request\n{diag}"
+    assert "PostToolUseFailure" in json.dumps(main[3].body)
 
     # (b) "remember this: ..." became a learning.
     def remembered():

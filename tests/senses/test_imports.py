@@ -24,7 +24,12 @@ def make_repo(root, files, git=True):
 
 def radius(root, rel, **kw):
     kw.setdefault("budget_ms", 5000)
-    return imports.blast_radius(str(root / rel), **kw)
+    r = imports.blast_radius(str(root / rel), **kw)
+    if r and r["complete"] and kw["budget_ms"] >= 1000:  # a budget that covers the repository in one call
+        # the answer, filtered by _needles, is what resolving every file of the repository gives
+        files, dirs, complete = imports.scan(r["root"], r["lang"], time.perf_counter() + 60)
+        assert complete and imports.importers(r["root"], rel, r["lang"], files, dirs) == r["importers"]
+    return r
 
 
 # --- Python -------------------------------------------------------------------------------
@@ -181,6 +186,27 @@ def test_js_importers_resolve_relative_index_extensionless_and_tsconfig_paths(tm
     assert radius(tmp_path, "src/utility.ts")["importers"] == ["src/f.ts"]
 
 
+def test_importers_that_name_the_file_by_position_only_are_found(tmp_path):
+    # none of these importers spells the changed module's name: the cache prefilter must keep them
+    files = {
+        "tsconfig.json": '{"compilerOptions": {"paths": {"@util": ["web/util/index.ts"]}}}',
+        "web/util/index.ts": "export const u = 1;\n",
+        "web/util/inner/a.ts": "import { u } from '..';\n",
+        "web/b.ts": "import { u } from '@util';\n",
+        "pkg/__init__.py": "X = 1\n",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/m.py": "from .. import X\n",
+        "Cargo.toml": '[package]\nname = "app"\n',
+        "src/lib.rs": "pub mod net;\n",
+        "src/net.rs": "pub mod tcp;\n",
+        "src/net/tcp.rs": "use super::Conn;\n",
+    }
+    make_repo(tmp_path, files)
+    assert radius(tmp_path, "web/util/index.ts")["importers"] == ["web/b.ts", "web/util/inner/a.ts"]
+    assert radius(tmp_path, "pkg/__init__.py")["importers"] == ["pkg/sub/m.py"]
+    assert radius(tmp_path, "src/net.rs")["importers"] == ["src/lib.rs", "src/net/tcp.rs"]
+
+
 # --- Go ------------------------------------------------------------------------------------
 
 
@@ -275,7 +301,7 @@ def test_cache_is_keyed_by_mtime_and_reused(tmp_path):
     cache = tmp_path / "cache"
     assert radius(repo, "m.py", cache_dir=str(cache))["importers"] == ["a.py"]
     files = list(cache.iterdir())
-    assert len(files) == 1 and files[0].name.startswith("spatial-") and files[0].name.endswith("-py.json")
+    assert len(files) == 1 and files[0].name.startswith("spatial-") and files[0].name.endswith("-py.tsv")
     # a changed file is parsed again; an unchanged one is taken from the cache
     (repo / "b.py").write_text("import m\n")
     os.utime(repo / "b.py", ns=(time.time_ns(), time.time_ns() + 10_000_000))
@@ -329,3 +355,91 @@ def test_default_budget_is_200ms_and_the_cache_completes_the_scan(big_repo, tmp_
     start = time.perf_counter()
     assert radius(big_repo, "core/base.py", budget_ms=200, cache_dir=cache)["count"] == 300
     assert (time.perf_counter() - start) * 1000 < 200
+
+
+def make_wide(root, dirs=20, per_dir=100, big_dir=1000):
+    """A repository of tiny files, one in ten importing core/base.py; one directory is much
+    bigger than the rest, so that a round also stops in the middle of a directory."""
+    files = {"core/__init__.py": "", "core/base.py": "X = 1\n"}
+    sizes = [("d%02d" % d, per_dir) for d in range(dirs)] + [("zbig", big_dir)]
+    for d, n in sizes:
+        for i in range(n):
+            files["%s/m%d.py" % (d, i)] = "from core.base import X\n" if i % 10 == 0 else "import os\n"
+    return make_repo(root, files), sum(n // 10 for _, n in sizes)
+
+
+@pytest.fixture(scope="module")
+def wide_repo(tmp_path_factory):
+    return make_wide(tmp_path_factory.mktemp("wide"))
+
+
+def cached_names(cache):
+    """{directory: names of its cached files} from the cache file (see imports._Index)."""
+    chunks = next(cache.iterdir()).read_text().split("\n\t")[1:]
+    return {c.partition("\n")[0]: {line.split("\t")[0] for line in c.partition("\n")[2].split("\n")} for c in chunks}
+
+
+def converge(repo, cache, budget_ms, rounds=400):
+    """Calls blast_radius until the count is complete: [(result, wall ms)]."""
+    out = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        r = radius(repo, "core/base.py", budget_ms=budget_ms, cache_dir=str(cache))
+        out.append((r, (time.perf_counter() - start) * 1000))
+        if r["complete"]:
+            break
+    return out
+
+
+def test_the_walk_resumes_across_calls_until_the_count_is_complete(wide_repo, tmp_path):
+    repo, expected = wide_repo
+    started = time.perf_counter()
+    results = converge(repo, tmp_path / "c", budget_ms=10)
+    assert results[-1][0]["complete"] and results[-1][0]["count"] == expected == 300
+    assert len(results) >= 3  # bigger than one budget: it took several rounds
+    counts = [r["count"] for r, _ in results]
+    assert counts == sorted(counts) and all(not r["complete"] for r, _ in results[:-1])
+    # warm: even a stat of every file takes more than one round, and the count stays complete
+    (repo / "zbig" / "new.py").write_text("import core.base\n")
+    seen = [radius(repo, "core/base.py", budget_ms=10, cache_dir=str(tmp_path / "c")) for _ in range(40)]
+    assert all(r["complete"] and r["count"] >= expected for r in seen)
+    assert seen[-1]["count"] == expected + 1  # the rolling walk found the new importer
+    (repo / "zbig" / "new.py").unlink()
+    assert time.perf_counter() - started < 10
+
+
+def test_a_call_keeps_to_its_budget_cache_included(wide_repo, tmp_path):
+    repo, _ = wide_repo
+    for budget in (10, 40):
+        results = converge(repo, tmp_path / str(budget), budget_ms=budget)
+        results += [(None, ms) for _, ms in converge(repo, tmp_path / str(budget), budget, rounds=3)]
+        slowest = max(ms for _, ms in results)
+        assert slowest < budget + 50, (budget, slowest)  # the margin is for a busy CI machine
+
+
+def test_deleted_files_and_directories_drop_out_of_the_cache(tmp_path):
+    repo, expected = make_wide(tmp_path / "r", dirs=6, per_dir=50, big_dir=300)
+    cache = tmp_path / "c"
+    assert converge(repo, cache, budget_ms=5000)[-1][0]["count"] == expected == 60
+    (repo / "d00" / "m0.py").unlink()  # an importer
+    for path in (repo / "d05").iterdir():  # a whole directory
+        path.unlink()
+    (repo / "d05").rmdir()
+    r = radius(repo, "core/base.py", budget_ms=5000, cache_dir=str(cache))
+    assert r["complete"] and r["count"] == expected - 6
+    cached = cached_names(cache)
+    assert "m0.py" not in cached["d00"] and "m1.py" in cached["d00"] and "d05" not in cached
+    # with a small budget, the deletions are noticed as the walk comes round again
+    results = converge(repo, tmp_path / "c2", budget_ms=10)
+    assert results[-1][0]["count"] == expected - 6
+    for d in ("d01", "zbig"):
+        for path in (repo / d).iterdir():
+            path.unlink()
+        (repo / d).rmdir()
+    for _ in range(100):
+        r = radius(repo, "core/base.py", budget_ms=10, cache_dir=str(tmp_path / "c2"))
+        if r["count"] == expected - 6 - 5 - 30:
+            break
+    assert r["complete"] and r["count"] == expected - 6 - 5 - 30
+    cached = cached_names(tmp_path / "c2")
+    assert "d01" not in cached and "zbig" not in cached and len(cached["d02"]) == 50

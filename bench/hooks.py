@@ -1,0 +1,132 @@
+"""Hook speed and size, as ratios against `python -c pass` measured in the same run.
+
+Targets (issue 3): a silent PostToolUse at most 1.5x `python -c pass`; SessionStart
+with injection at most 2x; the same cost with 10 or 10,000 commits of memory (within
+10%); peak memory of a hook process at most 25 MB. Runs are interleaved round robin
+so machine noise hits every variant alike.
+
+    python bench/hooks.py [ROUNDS]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from cogit.install.claude import ENTRY
+from cogit.paths import Home
+from cogit.store import memory
+from cogit.store import repo as git
+from cogit.store.provenance import COMMITTER, Provenance, message
+
+SID = "bench-0000-4b7e-9d0a-2f1c3e5b7a90"
+
+
+def make_home(root: Path, commits: int) -> Home:
+    home = Home(root)
+    memory.init(home)
+    for i in range(5):
+        memory.write(home, Provenance(event="learning.add"), memory.add_item("learnings", f"learning {i} for the digest"))
+    memory.write(home, Provenance(event="heuristic.add"), memory.add_item("heuristics", "Reproduce before fixing"))
+    # Grow history fast on the object layer: the hooks never walk it, which is the point.
+    repo = git.open_repo(home.memory)
+    try:
+        prov = Provenance(event="bench.grow", source="cli")
+        for i in range(max(0, commits - 7)):
+            head = git.head(repo)
+            git.commit(repo, git.MAIN, {"bench.txt": f"{i}\n".encode()}, message(f"grow {i}", "", prov), b"b <b@x>", COMMITTER, head)
+        git.sync_worktree(repo, home.memory, {"bench.txt": git.read_files(repo, git.head(repo)).get("bench.txt")} if commits > 7 else {})
+    finally:
+        repo.close()
+    from cogit.store import digest
+
+    repo = git.open_repo(home.memory)
+    digest.refresh(home, repo, git.MAIN)
+    repo.close()
+    return home
+
+
+def payload(event: str, n: int) -> bytes:
+    # A fresh session per round: a realistic first read, not a re-read the senses would flag.
+    body = {"session_id": f"{SID}-{n}", "cwd": "/tmp", "hook_event_name": event}
+    if event == "PostToolUse":
+        body.update(tool_name="Read", tool_input={"file_path": f"/tmp/x{n}.py"}, tool_use_id=f"t{n}", duration_ms=3,
+                    tool_response={"type": "text", "file": {"filePath": f"/tmp/x{n}.py", "content": "x = 1\n"}})
+    else:
+        body.update(source="startup")
+    return json.dumps(body).encode()
+
+
+TIME = "/usr/bin/time"
+
+
+def run_once(argv: list[str], env: dict, data: bytes) -> tuple[float, bytes]:
+    t = time.perf_counter()
+    proc = subprocess.run(argv, input=data, capture_output=True, env=env)
+    return (time.perf_counter() - t) * 1000, proc.stdout
+
+
+def peak_kib(argv: list[str], env: dict, data: bytes) -> int | None:
+    """Peak RSS of the process itself. Measured through GNU time, which forks from a
+    small process: a child forked from this (large) Python would report our RSS."""
+    if not os.path.exists(TIME):
+        return None
+    proc = subprocess.run([TIME, "-f", "%M", *argv], input=data, capture_output=True, env=env)
+    return int(proc.stderr.decode().strip().splitlines()[-1])
+
+
+def main(rounds: int = 30) -> int:
+    root = Path(tempfile.mkdtemp(prefix="cogit-bench-hooks-"))
+    small, big = make_home(root / "small", 10), make_home(root / "big", 10_000)
+    py = sys.executable
+    variants = {
+        "python -c pass": ([py, "-c", "pass"], small, None),
+        # The command `cogit install claude` writes into the agent's settings:
+        "PostToolUse (silent), 10 commits": ([py, "-c", ENTRY, "claude", "PostToolUse"], small, "PostToolUse"),
+        "PostToolUse (silent), 10k commits": ([py, "-c", ENTRY, "claude", "PostToolUse"], big, "PostToolUse"),
+        "SessionStart (inject), 10 commits": ([py, "-c", ENTRY, "claude", "SessionStart"], small, "SessionStart"),
+        "SessionStart (inject), 10k commits": ([py, "-c", ENTRY, "claude", "SessionStart"], big, "SessionStart"),
+    }
+    times = {k: [] for k in variants}
+    rss = {k: 0 for k in variants}
+    for n in range(rounds):
+        for name, (argv, home, event) in variants.items():
+            data = payload(event, n) if event else b""
+            env = dict(os.environ, COGIT_HOME=str(home.root))
+            ms, out = run_once(argv, env, data)
+            times[name].append(ms)
+            if name.startswith("PostToolUse"):
+                assert out == b"", out
+            if name.startswith("SessionStart"):
+                assert b"additionalContext" in out, out
+    for name, (argv, home, event) in variants.items():
+        rss[name] = peak_kib(argv, dict(os.environ, COGIT_HOME=str(home.root)), payload(event, rounds) if event else b"") or 0
+    base = statistics.median(times["python -c pass"])
+    print(f"rounds: {rounds}; memory with 10 and with 10,000 commits")
+    print(f"{'variant':<38} {'median ms':>10} {'x pass':>8} {'peak MB':>8}")
+    for name in variants:
+        med = statistics.median(times[name])
+        print(f"{name:<38} {med:>10.1f} {med / base:>8.2f} {rss[name] / 1024:>8.1f}")
+    post = statistics.median(times["PostToolUse (silent), 10 commits"]) / base
+    start = statistics.median(times["SessionStart (inject), 10 commits"]) / base
+    growth = statistics.median(times["SessionStart (inject), 10k commits"]) / statistics.median(times["SessionStart (inject), 10 commits"])
+    peak = max(v for k, v in rss.items() if k != "python -c pass") / 1024
+    checks = [
+        (f"silent PostToolUse {post:.2f}x pass", post <= 1.5),
+        (f"SessionStart {start:.2f}x pass", start <= 2.0),
+        (f"10k vs 10 commits {growth:.2f}x", 0.9 <= growth <= 1.1),
+        (f"peak memory {peak:.1f} MB", peak <= 25),
+    ]
+    for text, ok in checks:
+        print(f"{'PASS' if ok else 'MISS'}  {text}")
+    return 0 if all(ok for _, ok in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 30))

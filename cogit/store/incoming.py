@@ -1,0 +1,122 @@
+"""Validation of pulled commits, before any of them touches local memory.
+
+Every state file of every commit new to us is parsed and checked against the
+schemas: one bad file refuses the whole pull, naming the branch, the commit, the
+file, the line and the field. Each distinct blob is checked once (the blobs our own
+heads hold were checked when we wrote them), and the validated documents land in
+the loader's cache, so the merge that follows reads them for free.
+
+Parsing YAML is the cost of a pull: files in cogit's own layout go through the
+fast `canonical_reader` (ruamel.yaml only for the rest), and a large pull spreads
+the blobs over worker processes, one per CPU.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Callable
+
+from cogit.errors import InvalidState
+from cogit.store import canonical_reader, loader, schema, yamlio
+from cogit.store import repo as git
+from cogit.store.state import filename, section_of_file
+
+Progress = Callable[[bytes], None]
+PARALLEL_FROM = 40  # below this many blobs, starting workers costs more than it saves
+CHUNK = 16
+
+
+def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | None = None) -> int:
+    """Check every new state file reachable from `tips` (branch -> commit) and not from
+    `known`. Raises InvalidState naming the first bad one; returns how many were checked."""
+    todo: dict[str, tuple[str, str, str]] = {}  # blob -> (branch, commit, file name)
+    seen: set[str] = set()
+    for sha in known:
+        seen.update(git.blob_ids(repo, sha).values())
+    for branch, tip in tips.items():
+        if tip in known:
+            continue
+        for commit in git.new_commits(repo, tip, known):
+            for name, blob in git.blob_ids(repo, commit).items():
+                if section_of_file(name) and blob not in seen and blob not in todo:
+                    todo[blob] = (branch, commit, name)
+    jobs = [(blob, section_of_file(name)) for blob, (_, _, name) in todo.items()]
+    chunks = [jobs[i:i + CHUNK] for i in range(0, len(jobs), CHUNK)]
+    done = 0
+    for bad, count in _run(str(repo.path), chunks):
+        if bad is not None:
+            blob, message = bad
+            branch, commit, _ = todo[blob]
+            raise InvalidState(
+                f"refused the pull: {branch} commit {commit[:10]}: {message}",
+                hint="Local memory is unchanged. Fix or revert that change on the machine "
+                     "that made it (any valid commit on top will do), push, and pull again.",
+            )
+        done += count
+        if progress and len(jobs) >= 50:
+            end = ", done.\n" if done == len(jobs) else "\r"
+            progress(f"Validating pulled memory: {100 * done // len(jobs)}% ({done}/{len(jobs)}){end}".encode())
+    return len(jobs)
+
+
+def _run(repo_path: str, chunks: list[list[tuple[str, str]]]):
+    """Yield (first problem or None, blobs checked) per chunk, in parallel when it pays."""
+    workers = min(len(chunks), os.cpu_count() or 1, 8)
+    total = sum(len(c) for c in chunks)
+    # fork copies the parent as it is; with other threads running that is not safe.
+    if workers < 2 or total < PARALLEL_FROM or threading.active_count() > 1 or not hasattr(os, "fork"):
+        for chunk in chunks:
+            yield check_chunk(repo_path, chunk), len(chunk)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = {pool.submit(check_chunk, repo_path, chunk): len(chunk) for chunk in chunks}
+        try:
+            for future in as_completed(futures):
+                yield future.result(), futures[future]
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def check_chunk(repo_path: str, chunk: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """(blob, message) of the first invalid blob of a chunk, or None (runs in a worker)."""
+    repo = git.open_repo(Path(repo_path))
+    try:
+        for blob, section in chunk:
+            data = git.blob(repo, blob)
+            doc = canonical_reader.read(data) if len(data) <= yamlio.MAX_BYTES else None
+            if doc is not None and _valid(section, doc):
+                loader.remember(repo, section, data, doc)
+                continue
+            try:  # not in cogit's own layout, or invalid: ruamel.yaml decides, and names the line
+                loader.parse_blob(repo, section, blob)
+            except InvalidState as e:
+                return blob, e.message
+        return None
+    finally:
+        repo.close()
+
+
+_CHECKED_ITEMS: dict[str, dict] = {}  # section -> id -> item already validated in this process
+_ITEMS_LIMIT = 2000
+
+
+def _valid(section: str, doc: dict) -> bool:
+    """Schema check of a document; items seen unchanged in an earlier blob are not checked again
+    (successive commits share all but a few items: this keeps a pull linear in what changed)."""
+    known = _CHECKED_ITEMS.setdefault(section, {})
+    try:
+        schema.check_changed(section, doc, {"items": list(known.values())}, filename(section))
+    except InvalidState:
+        return False
+    if len(known) > _ITEMS_LIMIT:
+        known.clear()
+    for item in doc.get("items") or []:
+        if isinstance(item, dict) and isinstance(item.get("id"), str):
+            known[item["id"]] = item
+    return True

@@ -1,0 +1,89 @@
+"""Reading state from commits fast: each blob is parsed and validated once.
+
+ruamel.yaml's round-trip parser costs milliseconds per file, and history walks,
+digests and every write read whole states. A blob's content never changes for
+its id, so the validated plain document is cached by (section, blob id): in this
+process, and as JSON under runtime/cache/parsed/ for the next process. Round-trip
+documents (with comments) are parsed only for the sections a write changes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from cogit.store import repo as git
+from cogit.store import schema, yamlio
+from cogit.store.schema import SECTIONS
+from cogit.store.state import default_doc, filename
+
+_MEMO: dict[tuple[str, str], dict] = {}
+_MEMO_LIMIT = 4096
+
+
+def cache_dir(repo) -> Path:
+    # memory/ and runtime/ are siblings in the memory home.
+    return Path(repo.path).parent / "runtime" / "cache" / "parsed"
+
+
+def parse_blob(repo, section: str, blob_id: str) -> dict:
+    """The validated plain document of one blob (raises InvalidState if it is bad)."""
+    key = (section, blob_id)
+    if key in _MEMO:
+        return json.loads(json.dumps(_MEMO[key]))  # callers may mutate: hand out a copy
+    path = cache_dir(repo) / f"{section}-{blob_id}.json"
+    try:
+        doc = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        name = filename(section)
+        doc = yamlio.plain(schema.parse(section, git.blob(repo, blob_id), name))
+        _store(path, doc)
+    if len(_MEMO) >= _MEMO_LIMIT:
+        _MEMO.clear()
+    _MEMO[key] = doc
+    return json.loads(json.dumps(doc))
+
+
+def load_plain(repo, sha: str | None, blobs: dict[str, str] | None = None) -> dict[str, dict]:
+    """section -> plain, validated document at a commit (defaults for missing files)."""
+    blobs = git.blob_ids(repo, sha) if blobs is None else blobs
+    out = {}
+    for section in SECTIONS:
+        blob_id = blobs.get(filename(section))
+        out[section] = parse_blob(repo, section, blob_id) if blob_id else yamlio.plain(default_doc(section))
+    return out
+
+
+def remember(repo, section: str, data: bytes, doc: dict) -> None:
+    """Seed the caches with a document this process just wrote (no re-parse later)."""
+    from dulwich.objects import Blob
+
+    blob_id = Blob.from_string(data).id.decode()
+    _MEMO[(section, blob_id)] = json.loads(json.dumps(doc))
+    _store(cache_dir(repo) / f"{section}-{blob_id}.json", doc)
+
+
+def _store(path: Path, doc: dict) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(doc), "utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs speed
+
+
+_CANONICAL: set[str] = set()  # blob ids this process wrote with the canonical writer
+
+
+def mark_canonical(data: bytes) -> None:
+    from dulwich.objects import Blob
+
+    if len(_CANONICAL) > _MEMO_LIMIT:
+        _CANONICAL.clear()
+    _CANONICAL.add(Blob.from_string(data).id.decode())
+
+
+def is_canonical(blob_id: str | None) -> bool:
+    return bool(blob_id) and blob_id in _CANONICAL

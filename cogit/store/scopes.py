@@ -1,0 +1,274 @@
+"""Project scopes: `main` is global, each project has a branch `project/<slug>`.
+
+A project branch holds only what is specific to that project. It starts as a root
+commit of the templates, not as a fork of main: the digest composes global main plus
+the project, so a fork would show every global item twice. Project branches are
+written through the object layer; the working tree shows main only. Settings come
+from main's config.yaml (a project's config.yaml exists only for uniformity).
+
+`promote` moves an item from a project to global, `demote` the other way; both
+commits are made under one hold of the memory lock, the copy first, so a crash in
+between leaves the item in both places rather than in neither.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass
+
+from cogit.errors import ItemNotFound, NotInitialized, UsageError
+from cogit.paths import Home
+from cogit.scope import project_of, slugify
+from cogit.store import repo as git
+from cogit.store import yamlio
+from cogit.store.provenance import COMMITTER, Provenance, message, parse
+from cogit.store.schema import SECTIONS
+from cogit.store.state import ITEM_SECTIONS, SINGULAR, filename, find, new_id, now_iso, template_text
+from cogit.store.write import Change, State, commit_locked, main_config, memory_lock
+
+PREFIX = "project/"
+GLOBAL_NAMES = ("global", "main")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a command reads and writes: a branch, and the name shown to people."""
+
+    branch: str
+    name: str
+
+    @property
+    def is_global(self) -> bool:
+        return self.branch == git.MAIN
+
+
+GLOBAL = Scope(git.MAIN, "global")
+
+
+def is_project(branch: str) -> bool:
+    return branch.startswith(PREFIX)
+
+
+def _looks_like_path(name: str) -> bool:
+    # A bare word is a project name; only these forms are folders. (A name such as
+    # `cogit` must not change meaning with the directory the command runs in.)
+    return name in (".", "..") or name.startswith(("/", "./", "../", "~"))
+
+
+def resolve(home: Home, name: str | None, cwd: str) -> Scope:
+    """The scope `--project NAME` means.
+
+    None, `global` or `main`: global. A path (`.`, `./x`, `/abs`, `~/x`): the project of
+    that folder, as the hooks compute it from their `cwd`. `project/<slug>`: that
+    branch. Any other text: a project name or slug (`github.com/me/repo`).
+    """
+    if name is None or name.strip().lower() in GLOBAL_NAMES:
+        return GLOBAL
+    text = name.strip()
+    if _looks_like_path(text):
+        path = os.path.abspath(os.path.join(cwd, os.path.expanduser(text)))
+        if not os.path.isdir(path):
+            raise UsageError(f"no such folder {path}", hint="Give a project folder, or a project name from `cogit project list`.")
+        info = project_of(path, _overrides(home))
+        return Scope(info["branch"], info["name"])
+    slug = text[len(PREFIX):] if text.startswith(PREFIX) else text
+    branch = PREFIX + slugify(slug)
+    return Scope(branch, _known_name(home, branch) or text)
+
+
+def _overrides(home: Home) -> dict:
+    if not (home.memory / ".git").exists():
+        return {}
+    repo = git.open_repo(home.memory)
+    try:
+        return dict((main_config(repo).get("projects") or {}).get("overrides") or {})
+    finally:
+        repo.close()
+
+
+def _known_name(home: Home, branch: str) -> str | None:
+    if not (home.memory / ".git").exists():
+        return None
+    repo = git.open_repo(home.memory)
+    try:
+        return project_name(repo, branch) if git.head(repo, branch) else None
+    finally:
+        repo.close()
+
+
+def project_name(repo, branch: str, depth: int = 50) -> str:
+    """The project's name as its commits record it (Cogit-Project), else its slug."""
+    for info in git.walk(repo, git.head(repo, branch), max_entries=depth):
+        name = parse(info.message)[2].get("Cogit-Project")
+        if name and name != "global":
+            return name
+    return branch[len(PREFIX):]
+
+
+def create_root(repo, branch: str, name: str) -> str:
+    """Start a project branch: a root commit of the templates. The caller holds the lock."""
+    files = {filename(s): template_text(s).encode("utf-8") for s in SECTIONS}
+    prov = Provenance(event="project.create", source="cli", project=name or branch[len(PREFIX):])
+    summary = f"Create project memory {name or branch}"
+    return git.commit(repo, branch, files, message(summary, "", prov), prov.author_line(), COMMITTER, None)
+
+
+def ensure_exists(home: Home, scope: Scope) -> None:
+    """Refuse to read a project that has no memory yet (writes create it)."""
+    if scope.is_global:
+        return
+    repo = _open(home)
+    try:
+        if git.head(repo, scope.branch) is None:
+            raise ItemNotFound(
+                f"project {scope.name!r} has no memory yet (no branch {scope.branch})",
+                hint="`cogit project list` lists projects; `cogit add ... --project NAME` starts one.",
+            )
+    finally:
+        repo.close()
+
+
+def _open(home: Home):
+    if not (home.memory / ".git").exists():
+        raise NotInitialized(f"no cogit memory at {home.root}", hint="Run `cogit init` (or `cogit clone URL`) first.")
+    return git.open_repo(home.memory)
+
+
+def list_projects(home: Home) -> list[dict]:
+    """Every project branch: name, branch, head, last change and item counts."""
+    from cogit.store.write import load_state
+
+    repo = _open(home)
+    try:
+        out = []
+        for branch in git.branches(repo):
+            if not is_project(branch):
+                continue
+            sha = git.head(repo, branch)
+            state = load_state(repo, sha)
+            out.append({
+                "name": project_name(repo, branch),
+                "branch": branch,
+                "head": sha,
+                "time": git.info(repo, sha).time,
+                "counts": {s: len(state[s].get("items") or []) for s in ITEM_SECTIONS},
+            })
+        return out
+    finally:
+        repo.close()
+
+
+def section_text(home: Home, scope: Scope, section: str) -> bytes:
+    """The exact text of one section on a branch (comments included), for `cogit edit`."""
+    repo = _open(home)
+    try:
+        data = git.read_files(repo, git.head(repo, scope.branch)).get(filename(section))
+    finally:
+        repo.close()
+    return data if data is not None else template_text(section).encode("utf-8")
+
+
+# --------------------------------------------------------------------------- moving items
+
+
+def _find_source(repo, item_id: str, branches: list[str]) -> str:
+    token = item_id.encode()
+    for branch in branches:
+        files = git.read_files(repo, git.head(repo, branch))
+        if any(token in data for data in files.values()):
+            return branch
+    raise ItemNotFound(
+        f"no project holds an item {item_id!r}",
+        hint="`cogit show --project NAME` lists a project's ids; `cogit project list` lists projects.",
+    )
+
+
+def _take(item_id: str, holder: list):
+    def apply(state: State) -> Change:
+        section, index, item = find(state, item_id)
+        holder.append((section, yamlio.plain(item)))
+        del state[section]["items"][index]
+        return Change(f"Move {SINGULAR[section]} {item_id} out: {item.get('text', '')}", trailers={"Cogit-Item": item_id})
+
+    return apply
+
+
+def _put(section: str, item: dict, summary: str):
+    def apply(state: State) -> Change:
+        items = state[section]["items"]
+        if any(i.get("text") == item.get("text") for i in items):
+            return Change(summary + " (already there)", trailers={"Cogit-Item": item["id"]})
+        moved = copy.deepcopy(item)
+        if any(i.get("id") == moved["id"] for i in items):
+            moved["id"] = new_id(section, state)
+        moved["updated_at"] = now_iso()
+        items.append(moved)
+        return Change(summary, trailers={"Cogit-Item": moved["id"]})
+
+    return apply
+
+
+def move(home: Home, item_id: str, source: Scope | None, target: Scope, prov: Provenance) -> list:
+    """Move an item between scopes: copy it to `target`, then remove it from `source`.
+
+    `source` None: the project branch that holds the id. Returns the write results.
+    """
+    with memory_lock(home):
+        repo = _open(home)
+        try:
+            if source is None:
+                source = Scope(branch := _find_source(repo, item_id, [b for b in git.branches(repo) if is_project(b)]),
+                               project_name(repo, branch))
+            if source.branch == target.branch:
+                raise UsageError(f"{item_id} is already in {target.name}")
+            if git.head(repo, source.branch) is None:
+                raise ItemNotFound(f"project {source.name!r} has no memory", hint="`cogit project list` lists projects.")
+            from cogit.store.write import load_state
+
+            section, _, item = find(load_state(repo, git.head(repo, source.branch)), item_id)
+            item = yamlio.plain(item)
+            verb = "Promote" if target.is_global else "Demote"
+            summary = f"{verb} {SINGULAR[section]} {item_id} from {source.name} to {target.name}: {item.get('text', '')}"
+            results = [
+                commit_locked(home, repo, target.branch, _scoped(prov, target), _put(section, item, summary)),
+                commit_locked(home, repo, source.branch, _scoped(prov, source), _with_summary(_take(item_id, []), summary)),
+            ]
+            return [r for r in results if r]
+        finally:
+            repo.close()
+
+
+def _scoped(prov: Provenance, scope: Scope) -> Provenance:
+    out = copy.deepcopy(prov)
+    out.project = scope.name
+    return out
+
+
+def _with_summary(apply, summary: str):
+    def wrapped(state: State) -> Change:
+        change = apply(state)
+        change.summary = summary
+        return change
+
+    return wrapped
+
+
+def preview(home: Home, scope: Scope) -> dict:
+    """A project's own state and the digest an agent in it gets (global plus project)."""
+    from cogit.store import digest
+    from cogit.store.write import load_state
+
+    repo = _open(home)
+    try:
+        sha = git.head(repo, scope.branch)
+        if sha is None:
+            raise ItemNotFound(f"project {scope.name!r} has no memory yet (no branch {scope.branch})",
+                             hint="`cogit project list` lists projects; `cogit add ... --project NAME` starts one.")
+        main_state = load_state(repo, git.head(repo, git.MAIN))
+        state = load_state(repo, sha)
+        compiled = digest.compile_text([("global", main_state), (scope.branch, state)], main_state.get("config"))
+        return {"name": scope.name, "branch": scope.branch, "head": sha,
+                "state": yamlio.plain(dict(state)), "digest": compiled}
+    finally:
+        repo.close()
