@@ -11,14 +11,17 @@ Real import statements are parsed, never substrings:
   declarations and inline `crate::`/`super::`/`self::` paths; other crates of a workspace refer
   to the file through the package name of its Cargo.toml.
 
-The parsed imports of each file are cached as JSON in `cache_dir`, one file per repository
-root and language, keyed by each file's mtime and size, so a later scan only re-parses what
-changed. A scan stops at its deadline; what it parsed so far is kept in the cache, and the
-result says it is incomplete. Standard library only.
+The parsed imports of each file are cached in `cache_dir`, one file per repository root and
+language, keyed by each file's mtime and size, so a later scan only re-parses what changed.
+A scan stops at its deadline and the cache keeps where it stopped: the next call continues
+the walk from there, so the count becomes complete over a few calls on a repository too big
+for one budget; until a walk has visited every directory the result says it is incomplete.
+Standard library only.
 """
 
 import bisect
 import json
+import operator
 import os
 import time
 import zlib
@@ -259,15 +262,19 @@ def cargo_package(cargo_toml):
 # The cache is one text file per repository root and language, `spatial-<crc32>-<lang>.tsv`: a
 # JSON header line, then for each directory holding sources a line "\t<dir>" followed by one
 # line per source file, "name\tmtime_ns\tsize\tspecs as JSON", in name order. It is not one JSON
-# document because loading and saving must stay a few ms on a 20,000-file repository: splitting
-# a text is far cheaper than building and encoding a million JSON objects, and the specs of a
-# file are decoded only when its line may name the changed file (see _needles).
+# document because loading and saving count against the budget and must stay a few ms on a
+# 20,000-file repository: splitting a text is far cheaper than building and encoding 100,000
+# JSON objects (and json.dump, unlike dumps, encodes in pure Python), and the specs of a file
+# are decoded only when its line may name the changed file (see _needles).
 #
 # The header holds where the walk stopped, "stack": the directories still to visit, each with
 # the last file name already done in it (null: not started), and "full": a walk from the root has
 # reached its end, so every directory has cached lines and the count is complete. Each round
 # continues the walk where the last one stopped, so a repository bigger than one budget is
-# covered over a few rounds; directories not visited in a round keep their cached lines.
+# covered over a few rounds; directories not visited in a round keep their cached lines. Once
+# the walk ends, the next starts again from the root, so that later changes are found as it
+# comes round: each visit of a directory drops the lines of files (and the cached directories
+# below it) that are no longer listed, so deleted files drop out within a sweep.
 
 
 def _parse(lang, path, text):
@@ -328,6 +335,13 @@ def _under(d, tops):
         d = d.rpartition("/")[0]
 
 
+_NAME = operator.attrgetter("name")
+
+
+def _resume_point(x):
+    return isinstance(x, list) and len(x) == 2 and isinstance(x[0], str) and isinstance(x[1], (str, type(None)))
+
+
 class _Index:
     """The cached imports of one repository and language, and the walk that refreshes them."""
 
@@ -347,7 +361,7 @@ class _Index:
             head = json.loads(chunks[0])
             stack = head["stack"]
             ok = head["v"] == CACHE_VERSION and head["root"] == self.root and head["lang"] == self.lang
-            ok = ok and all(isinstance(d, str) and (a is None or isinstance(a, str)) for d, a in stack)
+            ok = ok and isinstance(stack, list) and all(_resume_point(x) for x in stack)
         except (OSError, ValueError, TypeError, KeyError):
             return
         if ok:
@@ -414,7 +428,7 @@ class _Index:
             rel_dir, after = stack.pop()
             prefix = rel_dir + "/" if rel_dir else ""
             try:
-                entries = sorted(os.scandir(os.path.join(self.root, rel_dir)), key=lambda e: e.name)
+                entries = sorted(os.scandir(os.path.join(self.root, rel_dir)), key=_NAME)
             except OSError:  # gone since it was listed: forget it and everything below
                 keys = self._prune(rel_dir, (), keys)
                 if self.blobs.pop(rel_dir, None) is not None:
@@ -425,6 +439,9 @@ class _Index:
             lines, subdirs, done, stop = [], [], after or "", None
             for entry in entries:
                 name = entry.name
+                if name in old and (stop is not None or name <= done):
+                    lines.append(old[name])  # refreshed earlier in this sweep, or due in the next round
+                    continue
                 if "\t" in name or "\n" in name:
                     continue  # cannot be written in the cache
                 try:
@@ -439,7 +456,7 @@ class _Index:
                 if lang_of(name) != self.lang:
                     continue
                 line = old.get(name)
-                if stop is None and name > done:  # names up to `done` were refreshed in an earlier round
+                if stop is None and name > done:
                     if time.perf_counter() > deadline:
                         stop = done  # resume after it; the rest keep their cached lines
                     else:
@@ -809,13 +826,13 @@ def blast_radius(path, budget_ms=200, cache_dir=None, max_bytes=1000000, root=No
     packages = index.packages() if lang == "py" else set()
     found = set(importers(root, rel, lang, index.files(needles), packages))
     # After the scan come re-resolving what it changed and saving, which costs about what loading
-    # did (twice that, to be safe). A fifth of the budget stays in reserve for a busy machine and
-    # for the file being parsed when the deadline passes.
-    index.walk(start + budget_ms * 0.0008 - 2 * load, max_bytes)
+    # did (twice that, to be safe). A quarter of the budget stays in reserve for the file being
+    # parsed when the deadline passes and for a busy machine (on 2 loaded cores, the save of a
+    # 20,000-file cache measured 3 ms but up to 12).
+    index.walk(start + budget_ms * 0.00075 - 2 * load, max_bytes)
     dirty = index.dirty
-    if lang == "py" and index.packages() != packages:
-        # an __init__.py came or went: files at and below that directory resolve differently
-        moved = index.packages() ^ packages
+    moved = index.packages() ^ packages if lang == "py" else None
+    if moved:  # an __init__.py came or went: files at and below its directory resolve differently
         packages ^= moved
         dirty = dirty | {d for d in index.blobs if _under(d, moved)}
     if dirty:

@@ -168,9 +168,17 @@ def commit(
     return c.id.decode()
 
 
+def open_index(repo: Repo):
+    # cogit's own repository never uses index.version/manyFiles settings: an empty
+    # config skips parsing git config files (the user's global one included) each time.
+    from dulwich.config import ConfigDict
+
+    return repo.open_index(config=ConfigDict())
+
+
 def sync_worktree(repo: Repo, root: Path, files: dict[str, bytes | None]) -> None:
     """Make the working tree and index match `files` (after a commit to the checked-out branch)."""
-    index = repo.open_index()
+    index = open_index(repo)
     for name, data in files.items():
         path = root / name
         if data is None:
@@ -187,7 +195,7 @@ def changed_by_stat(repo: Repo, root: Path, names) -> list[str]:
     """Files whose size or mtime differ from the index entry (or that are missing from it),
     as git's own status does first; only those need their content compared."""
     try:
-        index = repo.open_index()
+        index = open_index(repo)
     except Exception:
         return list(names)
     out = []
