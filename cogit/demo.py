@@ -58,7 +58,6 @@ def cli(home: Path, *args: str) -> str:
 def seed(home: Home) -> str:
     """Memory as a user might have it after a few earlier sessions."""
     memory.init(home)
-    prov = Provenance(event="seed", source="cli")
     memory.write(home, Provenance(event="focus.set", source="cli"),
                  memory.set_focus("Make the store portable across platforms", ["Green CI on Windows", "No data loss"]))
     memory.write(home, Provenance(event="heuristic.add", source="cli"),
@@ -67,7 +66,6 @@ def seed(home: Home) -> str:
                  memory.add_item("avoidances", "Rewriting working modules while chasing one bug"))
     result = memory.write(home, Provenance(event="learning.add", source="cli"),
                           memory.add_item("learnings", "Run the suite with python -m pytest -q", category="pattern"))
-    _ = prov
     return result.sha
 
 

@@ -178,7 +178,7 @@ def test_digest_is_global_plus_project_with_the_project_winning(initialized, tmp
     out = c.hook("SessionStart", {"session_id": SID, "hook_event_name": "SessionStart", "cwd": str(repo),
                                   "source": "startup", "transcript_path": "/tmp/x.jsonl"}).out
     text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
-    learned = text.split("Recent learnings:\n")[1].split("\n\n")[0].splitlines()
+    learned = [ln for ln in text.split("Recent learnings:\n")[1].split("Avoid:")[0].splitlines() if ln.startswith("•")]
     assert learned[0].startswith("• [insight] project lesson")  # the project wins the space
     assert "global lesson" in learned[1] and len(learned) == 2
     assert "global avoidance" in text

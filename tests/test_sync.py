@@ -6,8 +6,6 @@ import json
 import os
 import socket
 import stat
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -371,61 +369,6 @@ def test_http_credentials_come_from_the_git_credential_helper(machines, tmp_path
         thread.join(timeout=5)
 
 
-# --------------------------------------------------------------------------- auto-sync
-
-
-def wait_for(check, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return False
-
-
-def test_auto_sync_pulls_at_session_start_and_pushes_after_the_end(machines, bare_repo, git_env, tmp_path):
-    a, b = machines
-    a.run("init")
-    hand_edit_config(a, "  auto: false", "  auto: true")
-    a.run("remote", "add", "origin", bare_repo)
-    a.run("push")
-    b.run("clone", bare_repo)
-    b.run("add", "learning", "b wrote this while a was away")
-    b.run("push")
-    sid = "9a8b7c6d-0000-4000-8000-000000000001"
-    base = {"session_id": sid, "transcript_path": "/tmp/t.jsonl", "cwd": str(tmp_path)}
-    t0 = time.monotonic()
-    proc = a.hook("SessionStart", {**base, "hook_event_name": "SessionStart", "source": "startup"})
-    assert proc.returncode == 0 and time.monotonic() - t0 < 5
-    assert wait_for(lambda: "b wrote this" in (a.home / "memory" / "learnings.yaml").read_text())
-    a.hook("UserPromptSubmit", {**base, "hook_event_name": "UserPromptSubmit", "permission_mode": "default",
-                                "prompt": "remember this: a learned it in a session"})
-    a.hook("SessionEnd", {**base, "hook_event_name": "SessionEnd", "reason": "exit"})
-    assert wait_for(lambda: "a learned it" in git("show", "main:learnings.yaml", cwd=bare_repo.path, env=git_env))
-    log = (a.home / "runtime" / "logs" / "sync.log").read_text()
-    assert "auto-pull with origin: main fast-forward" in log and "auto-push with origin" in log
-
-
-def test_auto_sync_hooks_never_wait_on_a_silent_remote(machines):
-    a, _ = machines
-    a.run("init")
-    hand_edit_config(a, "  auto: false", "  auto: true")
-    with silent_server() as s:
-        a.run("remote", "add", "origin", f"git://127.0.0.1:{s.getsockname()[1]}/m.git")
-        sid = "9a8b7c6d-0000-4000-8000-000000000002"
-        t0 = time.monotonic()
-        proc = a.hook("SessionStart", {"session_id": sid, "transcript_path": "/t.jsonl", "cwd": "/tmp",
-                                       "hook_event_name": "SessionStart", "source": "startup"})
-        assert proc.returncode == 0 and "<cogit-memory>" in proc.out
-        assert time.monotonic() - t0 < 3
-        assert wait_for(lambda: "auto-pull failed" in _read(a.home / "runtime" / "logs" / "sync.log"), 20)
-    assert "no answer within" in _read(a.home / "runtime" / "logs" / "sync.log")
-
-
-def _read(path: Path) -> str:
-    return path.read_text() if path.exists() else ""
-
-
 def test_progress_is_shown_when_asked(machines, git_daemon):
     a, b = machines
     a.run("init")
@@ -438,4 +381,3 @@ def test_progress_is_shown_when_asked(machines, git_daemon):
     assert b.run("sync", "--quiet").out == ""
     report = json.loads(b.run("sync", "--json").out)
     assert report["remote"] == "origin" and all(r["action"] == "up to date" for r in report["pulled"])
-    _ = (subprocess, sys)

@@ -25,10 +25,11 @@ from gitservers import git_env, init_bare, requires_git  # noqa: F401  (fixture)
 pytestmark = requires_git
 
 PROJECT = "project/p"
+NEW_PROJECT = "project/q"  # started on either machine, or both: unrelated roots then
 OPS = st.lists(
     st.tuples(
         st.sampled_from("ab"),
-        st.sampled_from(["learn", "learn_project", "forget", "use", "focus", "sync"]),
+        st.sampled_from(["learn", "learn_project", "learn_new_project", "forget", "use", "focus", "sync"]),
         st.integers(min_value=0, max_value=1000),
     ),
     min_size=1,
@@ -92,6 +93,10 @@ def test_random_edits_then_sync_converge(git_env, ops, a_first):
                 text = f"{who} project lesson {n}"
                 m.write(memory.add_item("learnings", text), PROJECT, "p")
                 added.add(text)
+            elif op == "learn_new_project":
+                text = f"{who} new project lesson {n}"
+                m.write(memory.add_item("learnings", text), NEW_PROJECT, "q")
+                added.add(text)
             elif op == "forget":
                 branch = PROJECT if k % 2 else git.MAIN
                 items = m.items("learnings", branch)
@@ -113,7 +118,7 @@ def test_random_edits_then_sync_converge(git_env, ops, a_first):
         assert a.heads() == b.heads()
         assert a.states() == b.states()
         # Every item added and not deleted is there, and nothing else.
-        present = {i["text"] for br in (git.MAIN, PROJECT) for i in a.items("learnings", br)}
+        present = {i["text"] for br in a.heads() for i in a.items("learnings", br)}
         assert present == added - deleted
         # Counters are the sum of both sides' increments.
         (h,) = a.items("heuristics")

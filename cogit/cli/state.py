@@ -16,7 +16,7 @@ from cogit.errors import InvalidState, UsageError
 from cogit.store import memory
 from cogit.store.provenance import Provenance
 from cogit.store.schema import SECTIONS
-from cogit.store.state import ITEM_SECTIONS, section_name
+from cogit.store.state import section_name
 
 
 def _prov(event: str, scope=None) -> Provenance:
@@ -157,7 +157,7 @@ def edit(obj, section: str, project: str | None) -> None:
 
     sec = section_name(section)
     scope = scope_of(obj, project)
-    _, _ = memory.read(obj.home)
+    memory.read(obj.home)  # refuses, with the next step, when there is no memory yet
     current = (obj.home.memory / f"{sec}.yaml").read_bytes() if scope.is_global else section_text(obj.home, scope, sec)
     fd, tmp = tempfile.mkstemp(prefix=f"cogit-{sec}-", suffix=".yaml")
     with os.fdopen(fd, "wb") as f:
@@ -182,8 +182,6 @@ def commit_cmd(obj, message_text: str | None) -> None:
     """Validate and commit hand edits made in the memory repository's files."""
     _report(memory.commit_hand_edits(obj.home, message_text), nothing="No hand edits to commit.")
 
-
-_ = ITEM_SECTIONS
 
 
 @cli.command()

@@ -63,14 +63,9 @@ def find_repo_root(path):
 
     File system only: GIT_DIR and the other GIT_* variables are never consulted.
     """
-    d = os.path.dirname(os.path.abspath(path))
-    while True:
-        if os.path.exists(os.path.join(d, ".git")):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            return None
-        d = parent
+    from cogit.scope import find_toplevel  # the one walk up to a repository's top level
+
+    return find_toplevel(os.path.dirname(os.path.abspath(path)))
 
 
 # --- Python -------------------------------------------------------------------

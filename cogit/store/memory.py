@@ -132,32 +132,28 @@ def use_heuristic(item_id: str, evidence: bool = False):
 
 
 def commit_hand_edits(home: Home, message_text: str | None = None):
-    """Validate and commit hand edits made in the memory's working tree."""
-    from cogit.locking import LockTimeout, file_lock
-    from cogit.errors import Locked
-    from cogit.store.write import commit_locked, dirty_files, human_edit
+    """Validate and commit hand edits made in the memory's working tree.
+
+    One invalid file refuses the whole commit (InvalidState names file, line, field)."""
+    from cogit.store.write import commit_locked, dirty_files, human_edit, memory_lock
 
     repo = open_existing(home)
     try:
-        try:
-            with file_lock(home.lock, 30):
-                dirty = dirty_files(home, repo)
-                if not dirty:
-                    return None
-                # Validate everything first: one bad file refuses the whole commit.
-                apply = human_edit(dirty)
-                prov = Provenance(event="human.edit", source="human")
+        with memory_lock(home):
+            dirty = dirty_files(home, repo)
+            if not dirty:
+                return None
+            apply = human_edit(dirty)
 
-                def apply_with_message(state):
-                    change = apply(state)
-                    if message_text:
-                        change.summary = message_text
-                    return change
+            def apply_with_message(state):
+                change = apply(state)
+                if message_text:
+                    change.summary = message_text
+                return change
 
-                branch = git.checked_out_branch(repo) or git.MAIN
-                return commit_locked(home, repo, branch, prov, apply_with_message)
-        except LockTimeout:
-            raise Locked("memory is locked by another cogit process", hint="Try again in a moment.") from None
+            branch = git.checked_out_branch(repo) or git.MAIN
+            prov = Provenance(event="human.edit", source="human")
+            return commit_locked(home, repo, branch, prov, apply_with_message)
     finally:
         repo.close()
 

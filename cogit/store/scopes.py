@@ -25,7 +25,7 @@ from cogit.store import yamlio
 from cogit.store.provenance import COMMITTER, Provenance, message, parse
 from cogit.store.schema import SECTIONS
 from cogit.store.state import ITEM_SECTIONS, SINGULAR, filename, find, new_id, now_iso, template_text
-from cogit.store.write import Change, State, commit_locked, main_config, memory_lock
+from cogit.store.write import Change, State, commit_locked, load_state, main_config, memory_lock
 
 PREFIX = "project/"
 GLOBAL_NAMES = ("global", "main")
@@ -137,8 +137,6 @@ def _open(home: Home):
 
 def list_projects(home: Home) -> list[dict]:
     """Every project branch: name, branch, head, last change and item counts."""
-    from cogit.store.write import load_state
-
     repo = _open(home)
     try:
         out = []
@@ -184,12 +182,11 @@ def _find_source(repo, item_id: str, branches: list[str]) -> str:
     )
 
 
-def _take(item_id: str, holder: list):
+def _take(item_id: str, summary: str):
     def apply(state: State) -> Change:
-        section, index, item = find(state, item_id)
-        holder.append((section, yamlio.plain(item)))
+        section, index, _ = find(state, item_id)
         del state[section]["items"][index]
-        return Change(f"Move {SINGULAR[section]} {item_id} out: {item.get('text', '')}", trailers={"Cogit-Item": item_id})
+        return Change(summary, trailers={"Cogit-Item": item_id})
 
     return apply
 
@@ -218,21 +215,19 @@ def move(home: Home, item_id: str, source: Scope | None, target: Scope, prov: Pr
         repo = _open(home)
         try:
             if source is None:
-                source = Scope(branch := _find_source(repo, item_id, [b for b in git.branches(repo) if is_project(b)]),
-                               project_name(repo, branch))
+                branch = _find_source(repo, item_id, [b for b in git.branches(repo) if is_project(b)])
+                source = Scope(branch, project_name(repo, branch))
             if source.branch == target.branch:
                 raise UsageError(f"{item_id} is already in {target.name}")
             if git.head(repo, source.branch) is None:
                 raise ItemNotFound(f"project {source.name!r} has no memory", hint="`cogit project list` lists projects.")
-            from cogit.store.write import load_state
-
             section, _, item = find(load_state(repo, git.head(repo, source.branch)), item_id)
             item = yamlio.plain(item)
             verb = "Promote" if target.is_global else "Demote"
             summary = f"{verb} {SINGULAR[section]} {item_id} from {source.name} to {target.name}: {item.get('text', '')}"
             results = [
                 commit_locked(home, repo, target.branch, _scoped(prov, target), _put(section, item, summary)),
-                commit_locked(home, repo, source.branch, _scoped(prov, source), _with_summary(_take(item_id, []), summary)),
+                commit_locked(home, repo, source.branch, _scoped(prov, source), _take(item_id, summary)),
             ]
             return [r for r in results if r]
         finally:
@@ -245,20 +240,9 @@ def _scoped(prov: Provenance, scope: Scope) -> Provenance:
     return out
 
 
-def _with_summary(apply, summary: str):
-    def wrapped(state: State) -> Change:
-        change = apply(state)
-        change.summary = summary
-        return change
-
-    return wrapped
-
-
 def preview(home: Home, scope: Scope) -> dict:
     """A project's own state and the digest an agent in it gets (global plus project)."""
     from cogit.store import digest
-    from cogit.store.write import load_state
-
     repo = _open(home)
     try:
         sha = git.head(repo, scope.branch)

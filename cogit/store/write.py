@@ -72,23 +72,16 @@ def transact(
     skip_if=None,
 ) -> WriteResult | None:
     """Run `apply` on the branch's state under the lock and commit what it changed."""
-    try:
-        with file_lock(home.lock, timeout):
-            repo = git.open_repo(home.memory)
-            try:
-                if absorb:
-                    absorb_hand_edits(home, repo)
-                if skip_if is not None and skip_if(repo, git.head(repo, branch)):
-                    return None
-                result = commit_locked(home, repo, branch, prov, apply, extra_parents)
-            finally:
-                repo.close()
-    except LockTimeout:
-        raise Locked(
-            f"memory is locked by another cogit process (waited {timeout:g}s)",
-            hint="Try again in a moment; if it persists, look for a stuck cogit process.",
-        ) from None
-    return result
+    with memory_lock(home, timeout):
+        repo = git.open_repo(home.memory)
+        try:
+            if absorb:
+                absorb_hand_edits(home, repo)
+            if skip_if is not None and skip_if(repo, git.head(repo, branch)):
+                return None
+            return commit_locked(home, repo, branch, prov, apply, extra_parents)
+        finally:
+            repo.close()
 
 
 def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply, extra_parents=()) -> WriteResult | None:

@@ -199,7 +199,7 @@ def _scalar(value: Any) -> str:
             text = f"{mantissa}.0e{exp}"
         return text
     if isinstance(value, str):
-        if _PLAIN_OK.match(value) and value.lower() not in _RESERVED and not value.endswith(" ") and "  " not in value:
+        if _PLAIN_OK.fullmatch(value) and value.lower() not in _RESERVED and not value.endswith(" ") and "  " not in value:
             return value
         quoted = json.dumps(value, ensure_ascii=False)
         return _ESCAPE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
