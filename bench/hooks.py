@@ -19,16 +19,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from cogit.install.claude import ENTRY
-from cogit.paths import Home
-from cogit.store import memory
-from cogit.store import repo as git
-from cogit.store.provenance import COMMITTER, Provenance, message
+# The timing loop runs in a lean process: forking a parent that has dulwich and
+# friends loaded is slower and noisier, so the memories are built in a subprocess.
+ENTRY = "import sys; from cogit.hooks import run; sys.exit(run(sys.argv[1:]))"  # as cogit.install.claude writes it
 
 SID = "bench-0000-4b7e-9d0a-2f1c3e5b7a90"
 
 
-def make_home(root: Path, commits: int) -> Home:
+def make_home(root: Path, commits: int):
+    from cogit.paths import Home
+    from cogit.store import memory
+    from cogit.store import repo as git
+    from cogit.store.provenance import COMMITTER, Provenance, message
+
     home = Home(root)
     memory.init(home)
     for i in range(5):
@@ -53,11 +56,17 @@ def make_home(root: Path, commits: int) -> Home:
 
 
 def payload(event: str, n: int) -> bytes:
-    # A fresh session per round: a realistic first read, not a re-read the senses would flag.
-    body = {"session_id": f"{SID}-{n}", "cwd": "/tmp", "hook_event_name": event}
+    # PostToolUse: a fresh session per round (a first read, not a re-read the senses would
+    # flag). SessionStart: one session resumed, so it finds no other session to finalize
+    # and starts no background process that would disturb the next measurement.
+    sid = f"{SID}-{n}" if event.startswith("PostToolUse") else SID
+    body = {"session_id": sid, "cwd": "/tmp", "hook_event_name": event}
     if event == "PostToolUse":
         body.update(tool_name="Read", tool_input={"file_path": f"/tmp/x{n}.py"}, tool_use_id=f"t{n}", duration_ms=3,
                     tool_response={"type": "text", "file": {"filePath": f"/tmp/x{n}.py", "content": "x = 1\n"}})
+    elif event == "PostToolUse:Bash":
+        body.update(hook_event_name="PostToolUse", tool_name="Bash", tool_input={"command": f"ls -la src/{n}"}, tool_use_id=f"b{n}",
+                    duration_ms=12, tool_response={"stdout": "a\nb\n", "stderr": "", "interrupted": False, "isImage": False})
     else:
         body.update(source="startup")
     return json.dumps(body).encode()
@@ -85,18 +94,22 @@ def main(rounds: int = 30) -> int:
     # An installed wheel has compiled bytecode; a checkout may not (and this workplace sets
     # PYTHONDONTWRITEBYTECODE). Compile once so the hook is measured as users run it.
     import compileall
+    import importlib.util
 
-    import cogit
-
-    compileall.compile_dir(str(Path(cogit.__file__).parent), quiet=1)
+    compileall.compile_dir(str(Path(importlib.util.find_spec("cogit").origin).parent), quiet=1)
     root = Path(tempfile.mkdtemp(prefix="cogit-bench-hooks-"))
-    small, big = make_home(root / "small", 10), make_home(root / "big", 10_000)
+    for name, commits in (("small", 10), ("big", 10_000)):
+        subprocess.run([sys.executable, __file__, "--setup", str(root / name), str(commits)], check=True)
+        # PostToolUse gets its own copy: its sessions must not be seen by SessionStart.
+        subprocess.run(["cp", "-a", str(root / name), str(root / f"{name}-post")], check=True)
+    small, big, small_post, big_post = root / "small", root / "big", root / "small-post", root / "big-post"
     py = sys.executable
     variants = {
         "python -c pass": ([py, "-c", "pass"], small, None),
         # The command `cogit install claude` writes into the agent's settings:
-        "PostToolUse (silent), 10 commits": ([py, "-c", ENTRY, "claude", "PostToolUse"], small, "PostToolUse"),
-        "PostToolUse (silent), 10k commits": ([py, "-c", ENTRY, "claude", "PostToolUse"], big, "PostToolUse"),
+        "PostToolUse (silent), 10 commits": ([py, "-c", ENTRY, "claude", "PostToolUse"], small_post, "PostToolUse"),
+        "PostToolUse (silent), 10k commits": ([py, "-c", ENTRY, "claude", "PostToolUse"], big_post, "PostToolUse"),
+        "PostToolUse Bash (silent), 10 commits": ([py, "-c", ENTRY, "claude", "PostToolUse"], small_post, "PostToolUse:Bash"),
         "SessionStart (inject), 10 commits": ([py, "-c", ENTRY, "claude", "SessionStart"], small, "SessionStart"),
         "SessionStart (inject), 10k commits": ([py, "-c", ENTRY, "claude", "SessionStart"], big, "SessionStart"),
     }
@@ -105,27 +118,29 @@ def main(rounds: int = 30) -> int:
     for n in range(rounds):
         for name, (argv, home, event) in variants.items():
             data = payload(event, n) if event else b""
-            env = dict(os.environ, COGIT_HOME=str(home.root))
+            env = dict(os.environ, COGIT_HOME=str(home))
             ms, out = run_once(argv, env, data)
             times[name].append(ms)
             if name.startswith("PostToolUse"):
-                assert out == b"", out
+                assert out == b"", out  # silent, as measured
             if name.startswith("SessionStart"):
                 assert b"additionalContext" in out, out
     for name, (argv, home, event) in variants.items():
-        rss[name] = peak_kib(argv, dict(os.environ, COGIT_HOME=str(home.root)), payload(event, rounds) if event else b"") or 0
+        rss[name] = peak_kib(argv, dict(os.environ, COGIT_HOME=str(home)), payload(event, rounds) if event else b"") or 0
     base = statistics.median(times["python -c pass"])
     print(f"rounds: {rounds}; memory with 10 and with 10,000 commits")
-    print(f"{'variant':<38} {'median ms':>10} {'x pass':>8} {'peak MB':>8}")
+    print(f"{'variant':<40} {'median ms':>10} {'x pass':>8} {'peak MB':>8}")
     for name in variants:
         med = statistics.median(times[name])
-        print(f"{name:<38} {med:>10.1f} {med / base:>8.2f} {rss[name] / 1024:>8.1f}")
+        print(f"{name:<40} {med:>10.1f} {med / base:>8.2f} {rss[name] / 1024:>8.1f}")
     post = statistics.median(times["PostToolUse (silent), 10 commits"]) / base
+    bash = statistics.median(times["PostToolUse Bash (silent), 10 commits"]) / base
     start = statistics.median(times["SessionStart (inject), 10 commits"]) / base
     growth = statistics.median(times["SessionStart (inject), 10k commits"]) / statistics.median(times["SessionStart (inject), 10 commits"])
     peak = max(v for k, v in rss.items() if k != "python -c pass") / 1024
     checks = [
-        (f"silent PostToolUse {post:.2f}x pass", post <= 1.5),
+        (f"silent PostToolUse (Read) {post:.2f}x pass", post <= 1.5),
+        (f"silent PostToolUse (Bash) {bash:.2f}x pass", bash <= 1.5),
         (f"SessionStart {start:.2f}x pass", start <= 2.0),
         (f"10k vs 10 commits {growth:.2f}x", 0.9 <= growth <= 1.1),
         (f"peak memory {peak:.1f} MB", peak <= 25),
@@ -136,4 +151,7 @@ def main(rounds: int = 30) -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--setup"]:
+        make_home(Path(sys.argv[2]), int(sys.argv[3]))
+        sys.exit(0)
     sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 30))

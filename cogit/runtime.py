@@ -8,7 +8,7 @@ Records of tool calls are appended to calls.jsonl, at most `max_records` per ses
 
 from __future__ import annotations
 
-import json
+from cogit import jsonio
 import os
 import time
 
@@ -69,7 +69,7 @@ class Session:
     def read(self) -> dict | None:
         try:
             with open(self.state_path, encoding="utf-8") as f:
-                return json.load(f)
+                return jsonio.loads(f.read())
         except FileNotFoundError:
             return None
 
@@ -89,7 +89,7 @@ class Session:
             return result
 
     def append_call(self, record: dict) -> None:
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        line = jsonio.dumps(record) + "\n"
         # O_APPEND keeps concurrent appends whole; the count cap is kept in state.json.
         fd = os.open(self.calls_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
@@ -101,7 +101,7 @@ class Session:
 def write_json(path: str, value) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(value, f, ensure_ascii=False, separators=(",", ":"))
+        f.write(jsonio.dumps(value))
     os.replace(tmp, path)
 
 

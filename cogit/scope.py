@@ -9,11 +9,30 @@ ref names whatever the input.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 
-_UNSAFE = re.compile(r"[^a-z0-9._-]+")
+# String operations, not regular expressions: SessionStart runs this on every
+# session, and `import re` alone costs milliseconds there.
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def _dash_unsafe(text: str) -> str:
+    """Each run of characters outside [a-z0-9._-] becomes one dash."""
+    out, in_run = [], False
+    for c in text:
+        if c in _SAFE:
+            out.append(c)
+            in_run = False
+        elif not in_run:
+            out.append("-")
+            in_run = True
+    return "".join(out)
+
+
+def _squeeze(text: str, ch: str) -> str:
+    while ch + ch in text:
+        text = text.replace(ch + ch, ch)
+    return text
 
 
 def find_toplevel(cwd: str) -> str | None:
@@ -52,39 +71,56 @@ def origin_url(toplevel: str) -> str | None:
         if line.startswith("["):
             section = line
             continue
-        if section and re.match(r'\[remote\s+"origin"\]', section) and line.startswith("url"):
+        if section and _is_origin(section) and line.startswith("url"):
             _, _, value = line.partition("=")
             return value.strip() or None
+    return None
+
+
+def _is_origin(section: str) -> bool:
+    """`[remote "origin"]`, with any white space between the words."""
+    return section.startswith("[remote") and section[7:8].isspace() and section[7:].lstrip() == '"origin"]'
+
+
+def _split_url(u: str) -> tuple[str, str] | None:
+    """(host, path) of scheme://[user@]host[:port]/path or scp-style [user@]host:path."""
+    scheme, sep, rest = u.partition("://")
+    if sep and scheme and all(c.isalnum() or c in "_.+-" for c in scheme):
+        hostpart, slash, path = rest.partition("/")
+        host, _, port = hostpart.rpartition("@")[2].partition(":")
+        if slash and (not port or port.isdigit()):
+            return host, path  # file:///path has no host: the path alone names it
+        return None
+    user_host, colon, path = u.partition(":")
+    host = user_host.partition("@")[2] if "@" in user_host else user_host
+    if colon and host and "/" not in host:
+        return host, path
     return None
 
 
 def normalize_url(url: str) -> str:
     """git@github.com:Me/Repo.git, https://u:p@github.com/me/repo -> github.com/me/repo."""
     u = url.strip()
-    m = re.match(r"^[\w.+-]+://(?:[^@/]*@)?([^/:]+)(?::\d+)?/(.*)$", u)
-    if m:
-        host, path = m.group(1), m.group(2)
-    else:
-        m = re.match(r"^(?:[^@]+@)?([^:/]+):(.*)$", u)
-        if m:
-            host, path = m.group(1), m.group(2)
-        else:
-            host, path = "", u
-    path = re.sub(r"\.git/?$", "", path.strip("/"))
+    host, path = _split_url(u) or ("", u)
+    path = path.strip("/")
+    if path.endswith(".git"):
+        path = path[:-4]
     return (f"{host}/{path}" if host else path).lower()
 
 
 def slugify(name: str) -> str:
     """A safe ref component for any input (.., /, spaces, NUL, unicode)."""
     text = name.strip().lower().replace("\\", "/")
-    parts = [_UNSAFE.sub("-", p).strip(".-") for p in text.split("/")]
+    parts = [_dash_unsafe(p).strip(".-") for p in text.split("/")]
     slug = "-".join(p for p in parts if p and p not in (".", ".."))
-    slug = re.sub(r"-{2,}", "-", re.sub(r"\.{2,}", ".", slug)).strip("-.")  # git refuses ".."
+    slug = _squeeze(_squeeze(slug, "."), "-").strip("-.")  # git refuses ".."
     slug = slug.replace(".lock", "-lock")[:60].rstrip(".-")
     # Anything beyond "unsafe ASCII -> dash" loses information (unicode, control
     # characters, "..", truncation): a short hash of the name keeps such slugs apart.
     lossy = any(not (" " <= c <= "~") for c in text)
-    if not slug or lossy or slug != _UNSAFE.sub("-", text).strip("-.")[:60]:
+    if not slug or lossy or slug != _dash_unsafe(text).strip("-.")[:60]:
+        import hashlib
+
         digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:6]
         slug = f"{slug or 'project'}-{digest}"
     return slug

@@ -7,7 +7,7 @@ shared/reference/claude-code-observed.md): a failed tool call arrives as
 
 from __future__ import annotations
 
-import json
+from cogit import jsonio
 
 EVENTS = (
     "SessionStart",
@@ -37,7 +37,7 @@ def read_payload(stream, limit: int = DEFAULT_MAX_PAYLOAD) -> dict:
         raise ValueError(f"payload over {limit} bytes; ignored")
     if not data.strip():
         raise ValueError("empty payload")
-    payload = json.loads(data.decode("utf-8"))
+    payload = jsonio.loads(data.decode("utf-8"))
     if not isinstance(payload, dict):
         raise ValueError("payload is not a JSON object")
     return payload
@@ -73,7 +73,7 @@ def to_event(name: str, payload: dict) -> dict:
 def render(name: str, context: str | None) -> str:
     if not context or name not in CONTEXT_EVENTS:
         return ""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": context}}, ensure_ascii=False)
+    return jsonio.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": context}})
 
 
 def main(name: str, stream, home_root: str) -> str:

@@ -162,7 +162,16 @@ def similarity(a, b):
 
 # --- test runs and test files ----------------------------------------------
 
-_SEGMENT = LazyRe(r"&&|\|\||[;|\n]")
+def _segments(cmd):
+    """A shell command cut at &&, ||, ;, | and newlines (string operations: no `re` needed)."""
+    for sep in ("&&", "||", ";", "|"):
+        cmd = cmd.replace(sep, "\n")
+    return cmd.split("\n")
+
+
+def _is_python(prog):
+    """python, python3, python3.11 ...: the name, then only digits and dots."""
+    return prog.startswith("python") and all(c.isdigit() or c == "." for c in prog[6:])
 _WRAPPERS = frozenset(
     "uv poetry pipenv hatch pdm rye npx pnpx bunx exec time env nice sudo xvfb-run command".split()
 )
@@ -170,7 +179,7 @@ _SUITE_ONLY = frozenset("tox nox ctest phpunit".split())
 _TEST_ARG = LazyRe(
     r"(?:^|/)(?:test_[\w-]*\.py|[\w-]+_test\.(?:py|go)|[\w.-]+\.(?:test|spec)\.[cm]?[jt]sx?|[\w-]+_spec\.rb)$|::"
 )
-_FILTER_OPT = LazyRe(r"^(?:-k|-m|-run|--run|-t|--testNamePattern|--test-name-pattern|--grep|-g|--filter)(?:=|$)")
+_FILTER_OPTS = frozenset("-k -m -run --run -t --testNamePattern --test-name-pattern --grep -g --filter".split())
 
 
 def _runner_args(segment):
@@ -198,7 +207,7 @@ def _runner_args(segment):
         return args
     if prog in _SUITE_ONLY:
         return []
-    if re.match(r"python[\d.]*$", prog) and args[:2] in (["-m", "pytest"], ["-m", "unittest"]):
+    if _is_python(prog) and args[:2] in (["-m", "pytest"], ["-m", "unittest"]):
         return args[2:]
     if prog in ("npm", "pnpm", "yarn", "bun"):
         if words[:1] == ["test"] or words[:1] == ["t"]:
@@ -223,13 +232,13 @@ def _runner_args(segment):
 
 def program(cmd):
     """The program a command runs, past `cd x &&`, env assignments and wrappers: 'pytest', 'npm' …"""
-    for segment in _SEGMENT.split(cmd or ""):
+    for segment in _segments(cmd or ""):
         toks = [t.strip("'\"") for t in segment.split()]
         while toks and (("=" in toks[0] and not toks[0].startswith("-")) or toks[0].rsplit("/", 1)[-1] in _WRAPPERS):
             toks = toks[2:] if len(toks) > 1 and toks[1] == "run" else toks[1:]
         if toks and toks[0] not in ("cd", "pushd", "source", ".", "set", "export"):
             prog = toks[0].rsplit("/", 1)[-1]
-            if re.match(r"python[\d.]*$", prog) and len(toks) > 2 and toks[1] == "-m":
+            if _is_python(prog) and len(toks) > 2 and toks[1] == "-m":
                 return toks[2]  # python -m pip -> pip
             return prog
     return ""
@@ -246,11 +255,11 @@ def run_scope(cmd):
     if not cmd:
         return None
     scope = None
-    for segment in _SEGMENT.split(cmd):
+    for segment in _segments(cmd):
         args = _runner_args(segment)
         if args is None:
             continue
-        if any(_TEST_ARG.search(a) or _FILTER_OPT.match(a) for a in args):
+        if any(a.split("=", 1)[0] in _FILTER_OPTS or _TEST_ARG.search(a) for a in args):
             scope = scope or "targeted"
         else:
             scope = "suite"
@@ -349,9 +358,9 @@ def response_size(tool, tool_response):
     if "content" in r:  # Agent (completed), MCP {"content": [...]}
         return _texts(r["content"])
     try:
-        import json
+        from cogit import jsonio
 
-        return min(len(json.dumps(r, default=str)), MAX_OUTPUT)
+        return min(len(jsonio.dumps(r, default=str)), MAX_OUTPUT)
     except (TypeError, ValueError):
         return 0
 
