@@ -94,3 +94,9 @@ def test_templates_and_hand_written_layouts():
     # A person's layout (flow style, comments inside, other quoting) is left to ruamel.
     for text in ("a: [1, 2]\n", "a: 1  # note\n", "a: 'x'\n", "a:\n- 1\n", "a: &x 1\nb: *x\n", "a: 1\na: 2\n", b"\xff".decode("latin-1")):
         assert canonical_reader.read(text.encode()) is None
+
+
+def test_an_extra_space_after_a_dash_is_refused_at_once():
+    # Found by the property test in CI: "-  x: y" made the sequence reader loop forever.
+    for text in (b"items:\n  -  x: y\n", b"a:\n  -  - b: c\n", b"items:\n  -   id: l-1\n    text: t\n"):
+        assert canonical_reader.read(text) is None

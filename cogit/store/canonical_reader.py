@@ -82,8 +82,11 @@ def _sequence(lines: list[str], i: int, indent: int) -> tuple[list, int]:
         item = lines[i][indent + 2:]
         if _is_pair(item):
             # The first key sits after "- "; the others line up under it.
-            value, i = _mapping(lines, i, indent + 2, first=" " * (indent + 2) + item)
+            value, after = _mapping(lines, i, indent + 2, first=" " * (indent + 2) + item)
+            if after == i:  # e.g. "-  x: y": no progress means not canonical (and no endless loop)
+                raise _NotCanonical
             out.append(value)
+            i = after
         else:
             out.append(_scalar(item))
             i += 1
