@@ -40,7 +40,18 @@ GIT = shutil.which("git")
 REPO_NAME = "remote.git"
 START_TIMEOUT = 10.0
 
-requires_git = pytest.mark.skipif(GIT is None, reason="the git binary is not installed")
+# Never a skip: without git these tests must fail loudly, not pass by not running.
+requires_git = pytest.mark.requires_git
+
+
+def silent_server():
+    """A socket that accepts connections (via the backlog) and never says a word."""
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(8)
+    return s
 
 
 class RemoteRepo(str):

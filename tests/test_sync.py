@@ -13,6 +13,7 @@ import pytest
 
 from conftest import Cogit
 from gitservers import (  # noqa: F401  (fixtures)
+    silent_server,
     bare_repo,
     file_repo,
     free_port,
@@ -246,12 +247,6 @@ def test_server_rejection_is_reported_with_its_reason(server, request, machines,
 
 # --------------------------------------------------------------------------- failures
 
-
-def silent_server():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    s.listen(8)
-    return s
 
 
 @pytest.mark.parametrize("scheme", ["git", "http"])

@@ -17,6 +17,7 @@ from cogit.errors import PushRejected, RemoteError
 from cogit.store import transport
 from cogit.store.transport import fetch, ls_remote, push, remote_kind
 from gitservers import (  # noqa: F401  (fixtures)
+    silent_server,
     bare_repo,
     file_repo,
     free_port,
@@ -198,13 +199,6 @@ def test_local_push_bypasses_remote_hooks(bare_repo, local, git_env):
 
 # --------------------------------------------------------------------------- failures
 
-
-def silent_server():
-    """A socket that accepts connections (via the backlog) and never says a word."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    s.listen(8)
-    return s
 
 
 @pytest.mark.parametrize("scheme", ["git", "http"])
