@@ -40,8 +40,10 @@ def test_auto_sync_pulls_at_session_start_and_pushes_after_the_end(machines, bar
                                 "prompt": "remember this: a learned it in a session"})
     a.hook("SessionEnd", {**base, "hook_event_name": "SessionEnd", "reason": "exit"})
     assert wait_for(lambda: "a learned it" in git("show", "main:learnings.yaml", cwd=bare_repo.path, env=git_env))
-    log = (a.home / "runtime" / "logs" / "sync.log").read_text()
-    assert "auto-pull with origin: main fast-forward" in log and "auto-push with origin" in log
+    # The detached push writes its log line after the push itself: wait for it too.
+    log = a.home / "runtime" / "logs" / "sync.log"
+    assert wait_for(lambda: "auto-push with origin" in _read(log))
+    assert "auto-pull with origin: main fast-forward" in _read(log)
 
 
 def test_auto_sync_hooks_never_wait_on_a_silent_remote(machines):
