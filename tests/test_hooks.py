@@ -279,3 +279,28 @@ def test_parallel_tool_calls_lose_nothing(initialized):
     assert sorted(call["id"] for call in window) == sorted(f"toolu_{n:04d}" for n in range(16))
     calls = (c.home / "runtime" / "sessions" / SID / "calls.jsonl").read_text().splitlines()
     assert sorted(json.loads(line)["n"] for line in calls) == list(range(1, 17))
+
+
+def test_fold_ids_are_found_on_either_side_of_a_merge(cogit_home):
+    """After a sync fast-forwards to a merge the other machine made, this machine's
+    fold commit is a second parent: a crash-recovering finalize must still see it."""
+    from cogit.learn.drain import fold_committed
+    from cogit.paths import Home
+    from cogit.store import memory
+    from cogit.store import repo as git
+    from cogit.store.provenance import COMMITTER, Provenance, message
+
+    home = Home(cogit_home)
+    memory.init(home)
+    repo = git.open_repo(home.memory)
+    try:
+        base = git.head(repo)
+        prov = Provenance(event="session.end", source="hook", extra={"Cogit-Fold": "s-1:f1"})
+        ours = git.commit(repo, git.MAIN, {"x.txt": b"1"}, message("fold", "", prov), b"a <a@x>", COMMITTER, base)
+        theirs = git.commit(repo, "other", {"y.txt": b"2"}, message("other", "", Provenance(event="x")), b"b <b@x>", COMMITTER, None)
+        # the other machine's merge: its own history first, ours as the second parent
+        merged = git.commit(repo, "other", {}, message("merge", "", Provenance(event="merge")), b"b <b@x>", COMMITTER, theirs, [ours])
+        assert fold_committed("s-1:f1")(repo, merged)
+        assert not fold_committed("s-1:f2")(repo, merged)
+    finally:
+        repo.close()

@@ -28,15 +28,19 @@ def fold_committed(fold_id: str):
     token = f"\nCogit-Fold: {fold_id}\n".encode()
 
     def check(repo, head: str | None) -> bool:
-        sha = head.encode() if head else None
-        for _ in range(RECENT):
-            if not sha:
-                return False
+        # Every parent, not only the first: after a sync fast-forwards to a merge the
+        # other machine made, our own commits sit on its second-parent side.
+        queue, seen = ([head.encode()] if head else []), set()
+        while queue and len(seen) < RECENT:
+            sha = queue.pop(0)
+            if sha in seen:
+                continue
+            seen.add(sha)
             _, raw = repo.object_store.get_raw(sha)
             if token in raw:
                 return True
-            i = raw.find(b"\nparent ")
-            sha = raw[i + 8 : i + 48] if i >= 0 else None
+            header = raw.split(b"\n\n", 1)[0]
+            queue += [line[7:47] for line in header.split(b"\n") if line.startswith(b"parent ")]
         return False
 
     return check
