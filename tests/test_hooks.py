@@ -304,3 +304,24 @@ def test_fold_ids_are_found_on_either_side_of_a_merge(cogit_home):
         assert not fold_committed("s-1:f2")(repo, merged)
     finally:
         repo.close()
+
+
+def test_praise_reaches_heuristics_of_the_project_too(initialized, tmp_path):
+    from conftest import git as run_git
+
+    c = initialized
+    project = tmp_path / "shop"
+    project.mkdir()
+    run_git(project, "init", "-q")
+    c.run("add", "heuristic", "Global: reproduce first")
+    c.run("add", "heuristic", "Shop: run the price tests before a release", "--project", str(project))
+    start = payload("SessionStart", source="startup", cwd=str(project))
+    digest = json.loads(c.hook("SessionStart", start).out)["hookSpecificOutput"]["additionalContext"]
+    assert "Shop: run the price tests" in digest and "Global: reproduce first" in digest
+    c.hook("UserPromptSubmit", payload("UserPromptSubmit", prompt="Perfect, exactly right!", cwd=str(project)))
+    c.hook("SessionEnd", payload("SessionEnd", reason="other", cwd=str(project)))
+    (glob,) = c.json("show", "heuristics")["heuristics"]
+    (local,) = c.json("show", "heuristics", "--project", str(project))["heuristics"]
+    assert glob["evidence"] == 1 and local["evidence"] == 1
+    events = [e["trailers"]["Cogit-Event"] for e in c.json("log", "--project", str(project), "--session", SID)]
+    assert events == ["heuristic.evidence"]

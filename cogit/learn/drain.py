@@ -139,6 +139,15 @@ def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> 
         result = transact(home, _fold_prov(state, pending), fold(state, pending), skip_if=fold_committed(pending["id"]))
         if result:
             results.append(result)
+        branch = _learning_branch(state)
+        if branch != git.MAIN and (pending["agg"].get("evidence") or {}):
+            prov = _fold_prov(state, pending)
+            prov.event = "heuristic.evidence"
+            prov.extra = {"Cogit-Fold": pending["id"] + ":project"}
+            fold_id = pending["id"] + ":project"
+            result = transact(home, prov, project_evidence(pending), branch=branch, skip_if=fold_committed(fold_id))
+            if result:
+                results.append(result)
         session.update(lambda s: s.__setitem__("pending", None), create=False)
     final = session.read() or {}
     if final.get("ended") and not final.get("queue") and final.get("pending") is None and _agg_empty(final.get("agg")):
@@ -175,6 +184,33 @@ def _fold_prov(state: dict, pending: dict) -> Provenance:
     return prov
 
 
+def _add_evidence(state: State, evidence: dict) -> list[str]:
+    """Praise counts as evidence for the heuristics the session was shown (those here)."""
+    praised = []
+    for hid, n in evidence.items():
+        try:
+            section, _, item = find(state, hid)
+        except Exception:
+            continue  # forgotten since the digest was injected, or in the other scope
+        if section == "heuristics":
+            item["evidence"] = int(item.get("evidence", 0)) + int(n)
+            item["updated_at"] = now_iso()
+            praised.append(hid)
+    return praised
+
+
+def project_evidence(pending: dict):
+    """The same praise for heuristics that live in the session's project branch."""
+
+    def apply(state: State) -> Change | None:
+        praised = _add_evidence(state, pending["agg"].get("evidence") or {})
+        if not praised:
+            return None
+        return Change(f"Evidence for {', '.join(praised)} from praise")
+
+    return apply
+
+
 def fold(session_state: dict, pending: dict):
     agg = pending["agg"]
 
@@ -199,16 +235,7 @@ def fold(session_state: dict, pending: dict):
         engagement["meaningful_interactions"] += int(eng.get("meaningful", 0))
         if eng.get("last_meaningful_at"):
             engagement["last_meaningful_at"] = max(str(engagement.get("last_meaningful_at") or ""), now_iso(eng["last_meaningful_at"]))
-        praised = []
-        for hid, n in (agg.get("evidence") or {}).items():
-            try:
-                section, _, item = find(state, hid)
-            except Exception:
-                continue  # forgotten since the digest was injected
-            if section == "heuristics":
-                item["evidence"] = int(item.get("evidence", 0)) + int(n)
-                item["updated_at"] = now_iso()
-                praised.append(hid)
+        praised = _add_evidence(state, agg.get("evidence") or {})
         sid = str(session_state.get("session_id", "?"))[:8]
         what = "ended" if pending["final"] else "records so far"
         summary = f"Session {sid} {what}: {calls} tool calls ({failures} failed), {eng.get('total', 0)} prompts"
