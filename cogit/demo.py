@@ -1,7 +1,7 @@
 """`cogit demo`: a recorded agent session replayed through the real hooks.
 
-Each event of templates/demo/session.jsonl goes to `python -m cogit hook claude
-EVENT` as a subprocess, exactly as Claude Code would send it, into a throwaway
+Each event of templates/demo/session.jsonl goes to the installed hook command
+(`cogit/launch.py`) as a subprocess, exactly as Claude Code would send it, into a throwaway
 memory home. Then a second session starts and we show what it is told, the log
 of what changed and the semantic diff.
 """
@@ -12,11 +12,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from importlib import resources
 from pathlib import Path
 
+from cogit.launch import background_argv, hook_argv
 from cogit.paths import Home
 from cogit.store import memory
 from cogit.store.provenance import Provenance
@@ -43,7 +43,7 @@ def _payload(event: dict, session_id: str, cwd: str) -> dict:
 def hook(home: Path, payload: dict) -> str:
     env = dict(os.environ, COGIT_HOME=str(home))
     env.pop("COGIT_IN_HOOK", None)
-    proc = subprocess.run([sys.executable, "-m", "cogit", "hook", "claude", payload["hook_event_name"]],
+    proc = subprocess.run(hook_argv("claude", payload["hook_event_name"]),
                           input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=30)
     return proc.stdout.decode("utf-8", "replace")
 
@@ -51,7 +51,7 @@ def hook(home: Path, payload: dict) -> str:
 def cli(home: Path, *args: str) -> str:
     env = dict(os.environ, COGIT_HOME=str(home))
     env.pop("COGIT_IN_HOOK", None)
-    proc = subprocess.run([sys.executable, "-m", "cogit", *args], capture_output=True, env=env, timeout=60)
+    proc = subprocess.run(background_argv(str(home), list(args)), capture_output=True, env=env, timeout=60)
     return proc.stdout.decode("utf-8", "replace") + proc.stderr.decode("utf-8", "replace")
 
 

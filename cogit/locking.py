@@ -51,3 +51,61 @@ class file_lock:  # noqa: N801 - used like a function: `with file_lock(path, tim
         finally:
             os.close(self.fd)
         return False
+
+
+class queued_lock(file_lock):  # noqa: N801
+    """`file_lock` whose waiters are served in the order they came.
+
+    A bare flock poll lets newcomers overtake: under load one writer can wait out its
+    whole timeout while others keep winning. Each waiter here holds a flock on a ticket
+    file named by its arrival time in `<path>.queue/` and goes only when no live ticket
+    is older; a waiter that dies drops its flock, so its ticket is known dead and removed.
+    The lock itself is still the flock on `path`: mutual exclusion never depends on the
+    queue, only the order does.
+    """
+
+    def __enter__(self) -> "queued_lock":
+        queue = self.path + ".queue"
+        os.makedirs(queue, exist_ok=True)
+        name = f"{time.time_ns():020d}-{os.getpid()}"
+        ticket = os.open(os.path.join(queue, name), os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(ticket, fcntl.LOCK_EX)
+        deadline = time.monotonic() + self.timeout
+        try:
+            while True:
+                if not _older_live_ticket(queue, name):
+                    self.timeout = max(0.0, deadline - time.monotonic())
+                    return super().__enter__()  # first in line: wait for the holder
+                if time.monotonic() >= deadline:
+                    raise LockTimeout(self.path)
+                time.sleep(0.002)
+        finally:
+            try:
+                os.unlink(os.path.join(queue, name))
+            except OSError:
+                pass
+            os.close(ticket)
+
+
+def _older_live_ticket(queue: str, mine: str) -> bool:
+    """Is a live waiter ahead of `mine`? Dead ones (no flock held) are removed on the way."""
+    for other in sorted(os.listdir(queue)):
+        if other >= mine:
+            return False
+        path = os.path.join(queue, other)
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True  # alive and waiting
+        else:
+            try:
+                os.unlink(path)  # its owner died waiting
+            except OSError:
+                pass
+        finally:
+            os.close(fd)
+    return False

@@ -101,4 +101,4 @@ def test_plugin_template_lists_the_same_hooks():
 
     hooks = json.loads(resources.files("cogit.templates").joinpath("claude-plugin", "hooks", "hooks.json").read_text())["hooks"]
     assert {e: (g[0].get("matcher"), g[0]["hooks"][0]["timeout"]) for e, g in hooks.items()} == {e: (m, t) for e, m, t in HOOKS}
-    assert all(g[0]["hooks"][0]["command"] == f"cogit hook claude {e}" for e, g in hooks.items())
+    assert all(g[0]["hooks"][0]["command"] == f"env -u PYTHONPATH -u PYTHONHOME cogit hook claude {e}" for e, g in hooks.items())

@@ -34,7 +34,7 @@ def cli(ctx: click.Context, home_dir: str | None) -> None:
     `cogit why` and `cogit revert` audit and undo them.
     """
     ctx.obj = Ctx(Home.resolve(home_dir))
-    if ctx.invoked_subcommand not in (None, "init", "finalize", "install", "uninstall", "demo", "clone"):
+    if ctx.invoked_subcommand not in (None, "init", "finalize", "install", "uninstall", "demo", "clone", "doctor"):
         _auto_finalize(ctx.obj.home)
 
 
@@ -56,7 +56,7 @@ def emit_json(value) -> None:
 
 
 def _register() -> None:
-    from cogit.cli import demo, history, install, project, state, stats, sync  # noqa: F401  (commands register themselves)
+    from cogit.cli import demo, doctor, history, install, project, state, stats, sync  # noqa: F401  (commands register themselves)
 
 
 def main(args: list[str] | None = None) -> int:
@@ -81,10 +81,26 @@ def main(args: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return ExitCode.OK
-    except Exception:
+    except Exception as e:
+        if _busy(e):  # contention is the normal case, not a bug
+            click.echo(f"Error: busy: {_busy(e)}", err=True)
+            click.echo("Another cogit or git process is using memory; try again in a moment.", err=True)
+            return ExitCode.FAILURE
         path = _crash_log(args)
         click.echo(f"Error: cogit crashed (a bug). Details are in {path}; please report them.", err=True)
         return ExitCode.INTERNAL
+
+
+def _busy(e: BaseException) -> str | None:
+    """What was busy, when `e` is contention rather than a bug: a lock waited out (a
+    session's runtime lock) or a git lock file held by a git command running in memory."""
+    from cogit.locking import LockTimeout
+
+    if isinstance(e, LockTimeout):
+        return f"a lock was held too long ({e})"
+    from cogit.store.repo import is_busy
+
+    return is_busy(e)
 
 
 def _crash_log(args) -> str:

@@ -35,7 +35,9 @@ def run(args: list[str]) -> int:
 
         out = claude.main(event, sys.stdin.buffer, home_root)
         if out:
-            real_stdout.write(out)
+            # UTF-8 whatever the locale: `-E` (see cogit/launch.py) drops PYTHONIOENCODING.
+            buffer = getattr(real_stdout, "buffer", None)
+            buffer.write(out.encode("utf-8")) if buffer is not None else real_stdout.write(out)
             real_stdout.flush()
     except BaseException as e:  # noqa: BLE001 - failing open is the contract
         if isinstance(e, SystemExit) and not e.code:

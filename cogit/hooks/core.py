@@ -331,8 +331,14 @@ def spawn_finalize(home_root: str, session_id: str | None, sync: bool = False) -
 
 
 def spawn(home_root: str, args: list[str], log_name: str) -> None:
-    """Start `cogit ARGS` detached in its own session, stderr to runtime/logs/LOG_NAME."""
-    argv = [sys.executable, "-m", "cogit", *args]
+    """Start `cogit ARGS` detached in its own session, stderr to runtime/logs/LOG_NAME.
+
+    It runs from COGIT_HOME with the installed cogit only (see cogit/launch.py): the
+    hook's working folder is the agent's project, which may hold a `cogit/` of its own.
+    """
+    from cogit.launch import background_argv
+
+    argv = background_argv(home_root, args)
     env = dict(os.environ, COGIT_HOME=home_root, COGIT_IN_HOOK="1")
     logs = os.path.join(runtime_dir(home_root), "logs")
     os.makedirs(logs, exist_ok=True)

@@ -11,15 +11,15 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import sys
 import time
 from pathlib import Path
 
 from cogit.errors import InstallError
 
-# The hook command runs `cogit.hooks.run` through `python -c`: `python -m` would
-# import runpy and a console script imports `re`, milliseconds on every tool call.
-ENTRY = "import sys; from cogit.hooks import run; sys.exit(run(sys.argv[1:]))"
+from cogit.launch import hook_argv
+
+# Older versions wrote `python -c '<same code>'` without -E -P: recognised by the code,
+# so install (and doctor) replace them with the current command.
 MARKERS = ("from cogit.hooks import run", "-m cogit hook claude ", "cogit hook claude ")
 # (event, matcher or None, timeout in seconds)
 HOOKS = (
@@ -44,12 +44,35 @@ def settings_path(project: str | None) -> Path:
 
 def command(event: str, home: str | None) -> str:
     prefix = f"COGIT_HOME={shlex.quote(home)} " if home else ""
-    return f"{prefix}{shlex.quote(sys.executable)} -c {shlex.quote(ENTRY)} claude {event}"
+    return prefix + " ".join(shlex.quote(a) for a in hook_argv("claude", event))
 
 
 def is_ours(handler) -> bool:
     text = str(handler.get("command", "")) if isinstance(handler, dict) else ""
     return any(marker in text for marker in MARKERS)
+
+
+def our_commands(data: dict) -> list[tuple[str, str]]:
+    """(event, command) of every cogit handler in a settings object."""
+    out = []
+    for event, groups in (data.get("hooks") or {}).items():
+        for group in groups if isinstance(groups, list) else []:
+            for handler in (group.get("hooks") or []) if isinstance(group, dict) else []:
+                if is_ours(handler):
+                    out.append((event, str(handler.get("command"))))
+    return sorted(out)
+
+
+def home_of(commands: list[tuple[str, str]]) -> str | None:
+    """The memory home an installed command names (`COGIT_HOME=… python …`), if any."""
+    for _, cmd in commands:
+        try:
+            first = shlex.split(cmd)[:1]
+        except ValueError:
+            continue
+        if first and first[0].startswith("COGIT_HOME="):
+            return first[0][len("COGIT_HOME="):]
+    return None
 
 
 def load(path: Path) -> dict:

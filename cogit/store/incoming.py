@@ -1,7 +1,8 @@
 """Validation of pulled commits, before any of them touches local memory.
 
-Every state file of every commit new to us is parsed and checked against the
-schemas: one bad file refuses the whole pull, naming the branch, the commit, the
+Every commit new to us must hold exactly cogit's state files as regular blobs under
+the size limit (trees are data, never paths: see `repo.tree_problems`), and every
+state file of it is parsed and checked against the schemas: one bad file refuses the whole pull, naming the branch, the commit, the
 file, the line and the field. Each distinct blob is checked once (the blobs our own
 heads hold were checked when we wrote them), and the validated documents land in
 the loader's cache, so the merge that follows reads them for free.
@@ -21,7 +22,7 @@ from typing import Callable
 from cogit.errors import InvalidState
 from cogit.store import canonical_reader, loader, schema, yamlio
 from cogit.store import repo as git
-from cogit.store.state import filename, section_of_file
+from cogit.store.state import STATE_FILES, filename, section_of_file
 
 Progress = Callable[[bytes], None]
 PARALLEL_FROM = 40  # below this many blobs, starting workers costs more than it saves
@@ -35,10 +36,20 @@ def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | 
     seen: set[str] = set()
     for sha in known:
         seen.update(git.blob_ids(repo, sha).values())
+    good_trees: set = set()
     for branch, tip in tips.items():
         if tip in known:
             continue
         for commit in git.new_commits(repo, tip, known):
+            problems = git.tree_problems(repo, commit, STATE_FILES, yamlio.MAX_BYTES, good_trees)
+            if problems:
+                raise InvalidState(
+                    f"refused the pull: {branch} commit {commit[:10]}: {problems[0]}"
+                    + (f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""),
+                    hint="Local memory is unchanged and nothing was written. A memory commit holds only "
+                         "cogit's state files; this remote holds something else (a crafted or foreign "
+                         "repository?). Check the URL with `cogit remote list`.",
+                )
             for name, blob in git.blob_ids(repo, commit).items():
                 if section_of_file(name) and blob not in seen and blob not in todo:
                     todo[blob] = (branch, commit, name)

@@ -30,6 +30,7 @@ from cogit.store import incoming, yamlio
 from cogit.store.merge import FieldConflict, merge_states
 from cogit.store.provenance import Provenance, parse
 from cogit.store.schema import SECTIONS
+from cogit.store.state import STATE_FILES
 from cogit.store.scopes import is_project, project_name
 from cogit.store.write import Change, State, absorb_hand_edits, commit_locked, load_state, memory_lock
 
@@ -104,15 +105,19 @@ def _bring(home: Home, repo, remote: str, branch: str, theirs: str, note: Note |
 
 def _move(home: Home, repo, branch: str, ours: str | None, theirs: str) -> None:
     """Fast-forward (or create) a branch: compare-and-swap the ref, then the worktree and digest."""
+    checked_out = git.checked_out_branch(repo) == branch
+    if checked_out:
+        git.mark_pending(home.memory, ours)  # see store/recover.py
     if ours is None:
         ok = git.create_branch(repo, branch, theirs)
     else:
         ok = git.set_branch(repo, branch, theirs, ours)
     if not ok:
         raise Conflict(f"branch {branch} moved while pulling", hint="Run the command again.")
-    if git.checked_out_branch(repo) == branch:
+    if checked_out:
         old, new = git.read_files(repo, ours), git.read_files(repo, theirs)
-        git.sync_worktree(repo, home.memory, {n: new.get(n) for n in set(old) | set(new) if old.get(n) != new.get(n)})
+        git.sync_worktree(repo, home.memory, {n: new.get(n) for n in set(old) | set(new) if old.get(n) != new.get(n)}, STATE_FILES)
+        git.clear_pending(home.memory)
     digest.refresh(home, repo, branch)
 
 

@@ -11,9 +11,9 @@ from cogit.errors import NotInitialized, UsageError
 from cogit.paths import Home
 from cogit.store import repo as git
 from cogit.store import yamlio
-from cogit.store.provenance import COMMITTER, Provenance, message
+from cogit.store.provenance import Provenance, message
 from cogit.store.schema import SECTIONS
-from cogit.store.state import filename, find, new_id, now_iso, template_text
+from cogit.store.state import STATE_FILES, filename, find, new_id, now_iso, template_text
 from cogit.store.write import Change, State, load_state, transact
 
 CATEGORIES = ("insight", "feedback", "pattern", "mistake")
@@ -32,8 +32,11 @@ def init(home: Home) -> tuple[bool, str]:
     try:
         files = {filename(s): template_text(s).encode("utf-8") for s in SECTIONS}
         prov = Provenance(event="init", source="cli")
-        sha = git.commit(repo, git.MAIN, files, message("Create memory", "", prov), prov.author_line(), COMMITTER, None)
-        git.sync_worktree(repo, home.memory, files)
+        # One committer per machine: two machines' first commits must differ even when
+        # made in the same second, or their histories would look related (see machine_committer).
+        sha = git.commit(repo, git.MAIN, files, message("Create memory", "", prov), prov.author_line(),
+                         git.machine_committer(repo), None)
+        git.sync_worktree(repo, home.memory, files, STATE_FILES)
         from cogit.store import digest
 
         digest.refresh(home, repo, git.MAIN)

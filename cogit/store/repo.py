@@ -62,6 +62,14 @@ def init(path: Path) -> Repo:
     return repo
 
 
+def is_busy(e: BaseException) -> str | None:
+    """A description when `e` is git's own lock file being held (by git itself, since
+    cogit clears stale ones under its lock), else None."""
+    from dulwich.file import FileLocked
+
+    return f"{e.filename} is locked" if isinstance(e, FileLocked) else None
+
+
 def open_repo(path: Path) -> Repo:
     try:
         return Repo(str(path))
@@ -110,6 +118,58 @@ def blob_ids(repo: Repo, sha: str | None) -> dict[str, str]:
     return {e.path.decode(): e.sha.decode() for e in tree.items() if stat.S_ISREG(e.mode)}
 
 
+MAX_TREE_BYTES = 4096  # a memory tree is nine short entries; anything far larger is not memory
+
+
+def tree_problems(repo: Repo, sha: str, allowed: frozenset[str], max_bytes: int, checked: set | None = None) -> list[str]:
+    """Why a commit's tree is more than memory: every entry that is not one of `allowed`
+    as a regular blob of at most `max_bytes`. Empty when the tree is memory.
+
+    Pulled trees are data, never paths: a name like `../x` or `.git/config`, a symlink,
+    a subtree, a gitlink or a huge blob is refused before anything is written.
+    `checked` (tree and blob ids already found good) spares work across many commits.
+    """
+    checked = set() if checked is None else checked
+    tree_id = repo[sha.encode()].tree
+    if tree_id in checked:
+        return []
+    kind, raw = repo.object_store.get_raw(tree_id)
+    if len(raw) > MAX_TREE_BYTES:
+        return [f"its tree is {len(raw)} bytes, far more than the state files make"]
+    problems = []
+    for entry in repo[tree_id].items():
+        name = entry.path.decode("utf-8", "replace")
+        shown = repr(name) if not name.isprintable() or len(name) > 80 else f"'{name}'"
+        if len(shown) > 90:
+            shown = shown[:80] + "…'"
+        if name not in allowed:
+            problems.append(f"entry {shown} is not a memory file (memory holds only {', '.join(sorted(allowed))})")
+        elif not stat.S_ISREG(entry.mode):
+            what = "symlink" if stat.S_ISLNK(entry.mode) else "folder" if stat.S_ISDIR(entry.mode) else (
+                "submodule (gitlink)" if entry.mode == 0o160000 else f"mode {entry.mode:o}")
+            problems.append(f"entry {shown} is a {what}, not a regular file")
+        elif entry.sha not in checked:
+            kind, data = repo.object_store.get_raw(entry.sha)
+            if kind != Blob.type_num:
+                problems.append(f"entry {shown} is not a blob")
+            elif len(data) > max_bytes:
+                problems.append(f"entry {shown} is {len(data)} bytes, over the {max_bytes}-byte limit of a state file")
+            else:
+                checked.add(entry.sha)
+    if not problems:
+        checked.add(tree_id)
+    return problems
+
+
+def stray_entries(repo: Repo, sha: str | None, allowed: frozenset[str]) -> list[str]:
+    """Names in a commit's tree that are not one of `allowed` as a regular file (no blob is read)."""
+    if not sha:
+        return []
+    tree = repo[repo[sha.encode()].tree]
+    return sorted(e.path.decode("utf-8", "replace") for e in tree.items()
+                  if e.path.decode("utf-8", "replace") not in allowed or not stat.S_ISREG(e.mode))
+
+
 def blob(repo: Repo, blob_id: str) -> bytes:
     return repo[blob_id.encode()].data
 
@@ -124,15 +184,20 @@ def commit(
     expected: str | None,
     extra_parents: list[str] = (),
     when: int | None = None,
+    keep_only: frozenset[str] | None = None,
 ) -> str:
     """Commit `files` (None = delete) on top of `expected` and move `branch` there.
 
     The branch moves only if it still points at `expected` (compare-and-swap), so a
     writer that raced us cannot be overwritten even if the OS lock were bypassed.
+    With `keep_only`, entries of `expected`'s tree that are not one of those names as
+    a regular file are left out (see `stray_entries`).
     """
     base = {}
     if expected:
         for entry in repo[repo[expected.encode()].tree].items():
+            if keep_only is not None and (entry.path.decode("utf-8", "replace") not in keep_only or not stat.S_ISREG(entry.mode)):
+                continue
             base[entry.path] = (entry.mode, entry.sha)
     objects = []
     for name, data in files.items():
@@ -176,8 +241,15 @@ def open_index(repo: Repo):
     return repo.open_index(config=ConfigDict())
 
 
-def sync_worktree(repo: Repo, root: Path, files: dict[str, bytes | None]) -> None:
-    """Make the working tree and index match `files` (after a commit to the checked-out branch)."""
+def sync_worktree(repo: Repo, root: Path, files: dict[str, bytes | None], allowed: frozenset[str]) -> None:
+    """Make the working tree and index match `files` (after a commit to the checked-out branch).
+
+    The only function that writes the memory's working tree, and only by the names in
+    `allowed` (the state files): a name from a tree is never trusted as a path.
+    """
+    strange = [n for n in files if n not in allowed or "/" in n or n.startswith(".")]
+    if strange:
+        raise ValueError(f"refusing to write {strange[:3]!r} in the memory working tree")
     index = open_index(repo)
     for name, data in files.items():
         path = root / name
@@ -188,6 +260,56 @@ def sync_worktree(repo: Repo, root: Path, files: dict[str, bytes | None]) -> Non
             continue
         write_atomic(path, data, durable=False)  # the commit is the durable copy
         index[name.encode()] = index_entry_from_stat(os.lstat(path), Blob.from_string(data).id)
+    index.write()
+
+
+PENDING = "cogit-pending"  # in .git/: the old head while a commit's working tree is being written
+
+
+def mark_pending(root: Path, old_head: str | None) -> None:
+    """Note, before a commit to the checked-out branch, which head the working tree shows.
+
+    If the process dies before the working tree and index follow the new commit, the
+    next writer sees this note and can tell stale files (the old commit's) from a
+    person's hand edit (see store/recover.py).
+    """
+    (root / ".git" / PENDING).write_text(old_head or "", "ascii")
+
+
+def clear_pending(root: Path) -> None:
+    (root / ".git" / PENDING).unlink(missing_ok=True)
+
+
+def read_pending(root: Path) -> str | None:
+    """The old head noted by `mark_pending` ("" for none), or None when nothing is pending."""
+    try:
+        return (root / ".git" / PENDING).read_text("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def reset_index(repo: Repo, root: Path, sha: str | None, allowed: frozenset[str]) -> None:
+    """Rebuild the index from a commit's tree. Files whose content matches get their stat
+    recorded (clean); others get none, so the next look compares their content."""
+    from dulwich.index import IndexEntry
+
+    index = open_index(repo)
+    for key in list(index):
+        del index[key]
+    for name, blob_id in blob_ids(repo, sha).items():
+        if name not in allowed:
+            continue
+        path = root / name
+        try:
+            st = os.lstat(path)
+            same = stat.S_ISREG(st.st_mode) and Blob.from_string(path.read_bytes()).id.decode() == blob_id
+        except OSError:
+            same = False
+        if same:
+            index[name.encode()] = index_entry_from_stat(st, blob_id.encode())
+        else:
+            index[name.encode()] = IndexEntry(ctime=(0, 0), mtime=(0, 0), dev=0, ino=0, mode=FILE_MODE, uid=0, gid=0,
+                                              size=0, sha=blob_id.encode(), flags=0, extended_flags=0)
     index.write()
 
 
@@ -321,6 +443,28 @@ def new_commits(repo: Repo, tip: str, exclude: list[str]) -> list[str]:
     """Commits reachable from `tip` but from none of `exclude`, newest first."""
     walker = repo.get_walker(include=[tip.encode()], exclude=[e.encode() for e in exclude if e])
     return [entry.commit.id.decode() for entry in walker]
+
+
+def object_files(root: Path) -> set[str]:
+    """The files of a repository's object store (packs and loose objects), relative paths.
+
+    A pull compares this before and after fetching, so that a refused pull can take back
+    every object it brought: a crafted tree must not stay behind for `git fsck` to trip on.
+    """
+    objects = root / ".git" / "objects"
+    out = set()
+    for dirpath, _, names in os.walk(objects):
+        rel = os.path.relpath(dirpath, objects)
+        if rel in ("info",):
+            continue
+        out.update(os.path.join(rel, n) for n in names)
+    return out
+
+
+def remove_object_files(root: Path, names: set[str]) -> None:
+    objects = root / ".git" / "objects"
+    for name in names:
+        (objects / name).unlink(missing_ok=True)
 
 
 # --------------------------------------------------------------------------- remotes

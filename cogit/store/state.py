@@ -46,6 +46,10 @@ def filename(section: str) -> str:
     return f"{section}.yaml"
 
 
+# Every name memory's tree may hold, and so every name cogit writes in the working tree.
+STATE_FILES = frozenset(filename(s) for s in SECTIONS)
+
+
 def section_of_file(name: str) -> str | None:
     if name.endswith(".yaml") and name[:-5] in SECTIONS:
         return name[:-5]

@@ -23,12 +23,13 @@ import re
 import shutil
 from dataclasses import dataclass, field
 
-from cogit.errors import CogitError, PushRejected, UsageError
+from cogit.errors import CogitError, InvalidState, PushRejected, UsageError
 from cogit.paths import Home
 from cogit.store import repo as git
 from cogit.store import transport
 from cogit.store.integrate import BranchResult, Note, Progress, integrate, syncable
 from cogit.store.memory import open_existing
+from cogit.store.write import busy_lock, memory_lock
 
 DEFAULT_TIMEOUT = transport.DEFAULT_TIMEOUT
 PUSH_RETRIES = 3
@@ -62,6 +63,12 @@ def add_remote(home: Home, name: str, url: str, cwd: str) -> str:
     if not _NAME.match(name) or name.endswith(".lock") or ".." in name:
         raise UsageError(f"bad remote name {name!r}", hint="Use letters, digits, '.', '_' or '-', e.g. origin.")
     url = normalize_url(url, cwd)
+    with memory_lock(home):
+        _add_remote_locked(home, name, url)
+    return url
+
+
+def _add_remote_locked(home: Home, name: str, url: str) -> None:
     repo = open_existing(home)
     try:
         if name in git.remotes(repo):
@@ -70,17 +77,17 @@ def add_remote(home: Home, name: str, url: str, cwd: str) -> str:
         git.set_remote(repo, name, url)
     finally:
         repo.close()
-    return url
 
 
 def remove_remote(home: Home, name: str) -> None:
-    repo = open_existing(home)
-    try:
-        if name not in git.remotes(repo):
-            raise UsageError(f"no remote named {name!r}", hint="`cogit remote list` lists them.")
-        git.remove_remote(repo, name)
-    finally:
-        repo.close()
+    with memory_lock(home):
+        repo = open_existing(home)
+        try:
+            if name not in git.remotes(repo):
+                raise UsageError(f"no remote named {name!r}", hint="`cogit remote list` lists them.")
+            git.remove_remote(repo, name)
+        finally:
+            repo.close()
 
 
 def list_remotes(home: Home) -> dict[str, str]:
@@ -130,9 +137,17 @@ def pull(home: Home, remote: str | None = None, timeout: float = DEFAULT_TIMEOUT
 def _fetch_and_integrate(home, name, url, timeout, progress, note) -> list[BranchResult]:
     if note:
         note(f"Fetching from {name} ({transport.redact_url(url)})")
-    heads = transport.fetch(home.memory, url, timeout, progress)
-    heads = {b: s.decode() for b, s in heads.items() if syncable(b)}
-    return integrate(home, name, heads, note, progress)
+    # Pulls take turns (the memory lock is not held over the network, so hooks never wait
+    # on it); so a refused pull can take back exactly the objects it fetched.
+    with busy_lock(home.runtime / "fetch.lock", max(timeout, 30.0), "another pull or sync is running"):
+        before = git.object_files(home.memory)
+        heads = transport.fetch(home.memory, url, timeout, progress)
+        heads = {b: s.decode() for b, s in heads.items() if syncable(b)}
+        try:
+            return integrate(home, name, heads, note, progress)
+        except InvalidState:
+            git.remove_object_files(home.memory, git.object_files(home.memory) - before)
+            raise
 
 
 def push(home: Home, remote: str | None = None, timeout: float = DEFAULT_TIMEOUT,
@@ -177,12 +192,13 @@ def push(home: Home, remote: str | None = None, timeout: float = DEFAULT_TIMEOUT
                 note(f"{name} has changes we do not have; fetching and merging first")
             report.pulled += _fetch_and_integrate(home, name, url, timeout, progress, note)
             continue
-        repo = open_existing(home)
-        try:
-            for branch, sha in updates.items():
-                git.set_tracking(repo, name, branch, sha)
-        finally:
-            repo.close()
+        with memory_lock(home):  # every writer of refs holds it (see write.recover)
+            repo = open_existing(home)
+            try:
+                for branch, sha in updates.items():
+                    git.set_tracking(repo, name, branch, sha)
+            finally:
+                repo.close()
         report.pushed = [BranchResult(b, "pushed", seen.get(b), s) for b, s in sorted(updates.items())]
         return report
     return report  # pragma: no cover (the loop returns or raises)

@@ -12,19 +12,20 @@ when not, so a write never silently overwrites what a person typed.
 
 from __future__ import annotations
 
+import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from cogit.errors import InvalidState, Locked
-from cogit.locking import LockTimeout, file_lock
+from cogit.errors import Conflict, InvalidState, Locked
+from cogit.locking import LockTimeout, queued_lock
 from cogit.paths import Home
 from cogit.redact import redact, redact_tree
 from cogit.store import repo as git
 from cogit.store import loader, schema, yamlio
 from cogit.store.provenance import Provenance, message
-from cogit.store.state import SINGULAR, apply_caps, default_doc, filename, section_of_file, template_text
+from cogit.store.state import STATE_FILES, SINGULAR, apply_caps, default_doc, filename, section_of_file, template_text
 from cogit.store.schema import SECTIONS
 
 
@@ -53,6 +54,7 @@ class WriteResult:
 
 
 Apply = Callable[[State], "Change | None"]
+CAS_RETRIES = 3
 
 
 def load_state(repo, sha: str | None) -> State:
@@ -66,7 +68,7 @@ def transact(
     apply: Apply,
     *,
     branch: str = git.MAIN,
-    timeout: float = 30.0,
+    timeout: float | None = None,
     extra_parents: list[str] = (),
     absorb: bool = True,
     skip_if=None,
@@ -79,7 +81,15 @@ def transact(
                 absorb_hand_edits(home, repo)
             if skip_if is not None and skip_if(repo, git.head(repo, branch)):
                 return None
-            return commit_locked(home, repo, branch, prov, apply, extra_parents)
+            for attempt in range(CAS_RETRIES + 1):
+                try:
+                    return commit_locked(home, repo, branch, prov, apply, extra_parents)
+                except Conflict:
+                    # The branch moved under us though we hold the lock: only a git command run
+                    # by hand in memory does that. Build the change again on the new head.
+                    if attempt == CAS_RETRIES:
+                        raise
+                    time.sleep(0.05 * (attempt + 1))
         finally:
             repo.close()
 
@@ -118,11 +128,17 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         if old_files.get(name) != data:
             files[name] = data
             loader.remember(repo, section, data, doc)
-    if not files and not extra_parents:
+    strays = git.stray_entries(repo, expected, STATE_FILES)
+    if not files and not extra_parents and not strays:
         return None
     body = describe_pruned(pruned)
     if change.body:
         body = change.body + ("\n\n" + body if body else "")
+    if strays:
+        # Only plain `git commit` in the memory repository can put them there; memory holds
+        # the state files alone (a pull refuses anything else), so they go, named here.
+        body += (f"\n\nRemoved entries that are not memory files: {', '.join(repr(n)[:80] for n in strays[:20])}"
+                 f" (still in history at {expected[:12]}).")
     if redactions[0]:
         body += f"\n\nRedacted {redactions[0]} secret(s) before storing."
     prov.extra.update(change.trailers)
@@ -139,6 +155,9 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         from cogit.store.scopes import create_root
 
         expected = create_root(repo, branch, prov.project)
+    checked_out = git.checked_out_branch(repo) == branch
+    if checked_out:
+        git.mark_pending(home.memory, expected)  # see store/recover.py
     sha = git.commit(
         repo,
         branch,
@@ -148,9 +167,11 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         git.machine_committer(repo),  # one per machine: see machine_committer
         expected,
         extra_parents,
+        keep_only=STATE_FILES,
     )
-    if git.checked_out_branch(repo) == branch:
-        git.sync_worktree(repo, home.memory, files)
+    if checked_out:
+        git.sync_worktree(repo, home.memory, files, STATE_FILES)
+        git.clear_pending(home.memory)
     from cogit.store import digest
 
     digest.refresh(home, repo, branch, {branch: state})
@@ -163,17 +184,44 @@ def main_config(repo):
     return schema.parse("config", data, filename("config")) if data is not None else default_doc("config")
 
 
-@contextmanager
-def memory_lock(home: Home, timeout: float = 30.0):
-    """Hold the memory lock for several commits (promote, sync) as transact does for one."""
+def lock_wait() -> float:
+    """How long a command waits for the memory lock: $COGIT_LOCK_WAIT seconds, else 30."""
     try:
-        with file_lock(home.lock, timeout):
-            yield
+        return max(0.0, float(os.environ.get("COGIT_LOCK_WAIT", "30")))
+    except ValueError:
+        return 30.0
+
+
+@contextmanager
+def memory_lock(home: Home, timeout: float | None = None):
+    """Hold the memory lock for several commits (promote, sync) as transact does for one.
+
+    Every writer of the memory repository holds it; so, once we hold it, whatever a
+    killed writer left half-done is repaired first (store/recover.py).
+    """
+    timeout = lock_wait() if timeout is None else timeout
+    with busy_lock(home.lock, timeout, "memory is in use by another cogit process"):
+        from cogit.store.recover import recover
+
+        recover(home)
+        yield
+
+
+@contextmanager
+def busy_lock(path, timeout: float, what: str):
+    """A lock served in arrival order; waiting past `timeout` is "busy" (exit 1), not a bug."""
+    try:
+        lock = queued_lock(path, timeout)
+        lock.__enter__()
     except LockTimeout:
         raise Locked(
-            f"memory is locked by another cogit process (waited {timeout:g}s)",
-            hint="Try again in a moment; if it persists, look for a stuck cogit process.",
+            f"busy: {what} (waited {timeout:g}s)",
+            hint="Try again in a moment; if it stays busy, look for a stuck cogit process (`ps aux | grep cogit`).",
         ) from None
+    try:
+        yield
+    finally:
+        lock.__exit__(None, None, None)
 
 
 class _LazyFiles(dict):

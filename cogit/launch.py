@@ -1,0 +1,38 @@
+"""How cogit starts Python: only the installed cogit runs, whatever the folder and environment.
+
+Agents run hook commands in the agent's working folder, with the agent's environment.
+A plain `python -c …` or `python -m cogit` there puts that folder first on the import
+path (and `PYTHONPATH=.`, common with direnv, does the same): a `cogit/` package in
+any repository the agent works in would be imported instead of the installed one.
+So every command cogit writes or starts runs with
+
+- `-E`: ignore PYTHON* variables (PYTHONPATH, PYTHONSTARTUP, PYTHONHOME…);
+- `-P`: do not prepend the working folder (or a script's) to `sys.path`;
+
+and background work first moves to `COGIT_HOME`. `-I` would also drop the user's own
+site-packages, where `pip install --user cogit` puts cogit; that folder is the
+user's, not the project's, so it stays.
+
+Standard library only: the hooks import this to start `cogit finalize`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+SAFE_FLAGS = ("-E", "-P")
+# `python -c` rather than `-m`: runpy, and the console script's `re`, cost
+# milliseconds on every tool call.
+HOOK_CODE = "import sys; from cogit.hooks import run; sys.exit(run(sys.argv[1:]))"
+# Background work: leave the agent's folder before cogit is imported at all.
+BACKGROUND_CODE = "import os, sys; os.chdir(sys.argv[1]); from cogit.entry import main; sys.exit(main(sys.argv[2:]))"
+
+
+def hook_argv(agent: str, event: str, python: str | None = None) -> list[str]:
+    """argv of the hook entrypoint for `agent`'s `event`."""
+    return [python or sys.executable, *SAFE_FLAGS, "-c", HOOK_CODE, agent, event]
+
+
+def background_argv(home_root: str, args: list[str], python: str | None = None) -> list[str]:
+    """argv of `cogit ARGS` run from inside the memory home."""
+    return [python or sys.executable, *SAFE_FLAGS, "-c", BACKGROUND_CODE, home_root, *args]
