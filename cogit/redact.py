@@ -36,8 +36,8 @@ _PASS = r"([^\s@/\"'`<>()\[\]{}]{1,200}+)"
 
 
 def _tok(prefix: str, body: str, b: str = _TOK) -> str:
-    """A token that starts with `prefix`, only at the start of a run of token chars."""
-    return f"{prefix[0]}(?<![{b}].){prefix[1:]}{body}"
+    """A token that starts with `prefix`, not in the middle of a word (`-`, `_` may precede it)."""
+    return f"{prefix[0]}(?<![A-Za-z0-9].){prefix[1:]}{body}"
 
 
 # (kind, triggers, pattern, group, check, case_insensitive)

@@ -231,7 +231,7 @@ def on_post_tool(event, session, cfg, home_root, timeout):
     if not tool.isalnum():  # built-in tools are plain words; mcp__server__name can hold anything
         from cogit.redact import redact
 
-        tool = event["tool_name"] = redact(tool[:200])[0]
+        tool = event["tool_name"] = redact(tool)[0][:200]
     ok = not event["failed"]
     max_records = int(cfg.get("hooks", {}).get("max_records", 1000))
     out: dict = {}
