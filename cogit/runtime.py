@@ -77,7 +77,7 @@ class Session:
         """Run fn(state) under the session lock and save the state; returns fn's result."""
         if not create and not self.exists():
             return None
-        os.makedirs(self.dir, exist_ok=True)
+        private_dirs(self.dir)
         with file_lock(self.lock_path, timeout):
             state = self.read()
             if state is None:
@@ -100,9 +100,33 @@ class Session:
 
 def write_json(path: str, value) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with open(fd, "w", encoding="utf-8") as f:
         f.write(jsonio.dumps(value))
     os.replace(tmp, path)
+
+
+def private_dirs(path: str) -> None:
+    """Create `path` and its missing parents private to the user (0700): runtime files
+    hold tool output, prompts and paths, which may hold what the redaction misses."""
+    if os.path.isdir(path):
+        return
+    parent = os.path.dirname(path)
+    if parent and parent != path and os.path.basename(parent) in ("sessions", "runtime"):
+        private_dirs(parent)  # makedirs gives its mode to the leaf only
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except FileNotFoundError:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+
+
+def append_private(path: str, text: str) -> None:
+    """Append to a log file created 0600."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    with open(fd, "a", encoding="utf-8") as f:
+        f.write(text)
 
 
 def list_sessions(sessions_dir: str) -> list[str]:

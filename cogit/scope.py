@@ -145,5 +145,11 @@ def project_of(cwd: str | None, overrides: dict | None = None) -> dict | None:
         if key and key in overrides:
             name, source = overrides[key], "override"
             break
+    # A token in a folder name or in the path of a URL must not become a branch name
+    # or a Cogit-Project trailer: redact before slugging (a few substring tests; `re`
+    # only when one of them hits). Hooks and CLI both come here, so they agree.
+    from cogit.redact import redact
+
+    name = redact(name)[0]
     slug = slugify(name)
     return {"name": name, "slug": slug, "branch": f"project/{slug}", "toplevel": top, "source": source}

@@ -7,6 +7,7 @@ Exit codes: 0 ok; 1 expected failure (the message says what to do next);
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 
@@ -56,7 +57,7 @@ def emit_json(value) -> None:
 
 
 def _register() -> None:
-    from cogit.cli import demo, doctor, history, install, project, state, stats, sync  # noqa: F401  (commands register themselves)
+    from cogit.cli import demo, doctor, history, install, project, scan, state, stats, sync  # noqa: F401  (commands register themselves)
 
 
 def main(args: list[str] | None = None) -> int:
@@ -109,7 +110,7 @@ def _crash_log(args) -> str:
 
     try:
         home = Home.resolve()
-        home.logs.mkdir(parents=True, exist_ok=True)
+        home.logs.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = home.crash_log
     except Exception:
         import tempfile
@@ -123,7 +124,7 @@ def _crash_log(args) -> str:
             versions.append(f"{mod} {version(mod)}")
         except Exception:
             pass
-    with open(path, "a", encoding="utf-8") as f:
+    with open(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8") as f:
         f.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} cogit {__version__} python {platform.python_version()} ")
         f.write(f"{platform.platform()} {', '.join(versions)}\nargs: {args!r}\n")
         f.write(traceback.format_exc())

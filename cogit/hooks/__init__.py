@@ -54,7 +54,7 @@ def log(home_root: str | None, text: str, exc: bool = False) -> None:
         if not home_root:
             return
         logs = os.path.join(home_root, "runtime", "logs")
-        os.makedirs(logs, exist_ok=True)
+        os.makedirs(logs, mode=0o700, exist_ok=True)
         path = os.path.join(logs, "hooks.log")
         try:
             if os.path.getsize(path) > MAX_LOG_BYTES:
@@ -66,7 +66,8 @@ def log(home_root: str | None, text: str, exc: bool = False) -> None:
             import traceback
 
             line += "".join(traceback.format_exc(limit=8))
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(line)
+        from cogit.runtime import append_private
+
+        append_private(path, line)
     except Exception:
         pass

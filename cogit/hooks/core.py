@@ -148,6 +148,16 @@ def on_prompt(event, session, cfg, home_root, timeout):
     prompt = event.get("prompt") or ""
     learning = prompts.explicit_request(prompt)
     praised = prompts.praise(prompt)
+    allow = frozenset((cfg.get("redaction") or {}).get("allowlist") or ())
+    if learning or praised:
+        # What is kept of the prompt is redacted before it reaches the runtime file
+        # (the store redacts again before anything is committed).
+        from cogit.redact import redact
+
+        learning = redact(learning, allow)[0] if learning else learning
+        evidence, feedback = redact(prompt[:300], allow)[0], redact(prompt[:200], allow)[0]
+    else:
+        evidence = feedback = ""
     min_chars = int(cfg.get("learning", {}).get("meaningful_min_chars", 40))
     is_meaningful = prompts.meaningful(prompt, min_chars)
     now = time.time()
@@ -164,7 +174,7 @@ def on_prompt(event, session, cfg, home_root, timeout):
         if praised and state.get("in_play"):
             for hid in state["in_play"]:
                 agg["evidence"][hid] = agg["evidence"].get(hid, 0) + 1
-            agg["feedback"] = (agg.get("feedback") or [])[-(MAX_FEEDBACK - 1):] + [prompt[:200]]
+            agg["feedback"] = (agg.get("feedback") or [])[-(MAX_FEEDBACK - 1):] + [feedback]
         if learning:
             state["queue_seq"] = state.get("queue_seq", 0) + 1
             state["queue"].append(
@@ -174,7 +184,7 @@ def on_prompt(event, session, cfg, home_root, timeout):
                     "text": learning,
                     "category": "feedback",
                     "trigger": "explicit",
-                    "evidence": prompt[:300],
+                    "evidence": evidence,
                     "t": now,
                 }
             )
@@ -218,6 +228,10 @@ def on_pre_tool(event, session, cfg, home_root, timeout):
 def on_post_tool(event, session, cfg, home_root, timeout):
     now = time.time()
     tool = event.get("tool_name") or "unknown"
+    if not tool.isalnum():  # built-in tools are plain words; mcp__server__name can hold anything
+        from cogit.redact import redact
+
+        tool = event["tool_name"] = redact(tool)[0][:200]
     ok = not event["failed"]
     max_records = int(cfg.get("hooks", {}).get("max_records", 1000))
     out: dict = {}
@@ -341,7 +355,7 @@ def spawn(home_root: str, args: list[str], log_name: str) -> None:
     argv = background_argv(home_root, args)
     env = dict(os.environ, COGIT_HOME=home_root, COGIT_IN_HOOK="1")
     logs = os.path.join(runtime_dir(home_root), "logs")
-    os.makedirs(logs, exist_ok=True)
+    os.makedirs(logs, mode=0o700, exist_ok=True)
     actions = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
         (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),

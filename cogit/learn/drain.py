@@ -19,7 +19,8 @@ from cogit.store import repo as git
 from cogit.store.memory import add_item
 from cogit.store.provenance import Provenance
 from cogit.store.state import find, now_iso
-from cogit.store.write import Change, State, transact
+from cogit.redact import redact
+from cogit.store.write import Change, State, allowlist, transact
 
 RECENT = 300  # commits searched for an already-committed fold id
 
@@ -215,9 +216,11 @@ def fold(session_state: dict, pending: dict):
     agg = pending["agg"]
 
     def apply(state: State) -> Change | None:
+        allow = allowlist(state.get("config"))
         tools = state["tools"]
         calls = failures = 0
         for name, s in (agg.get("tools") or {}).items():
+            name = redact(str(name), allow)[0]
             t = tools["tools"].setdefault(name, {"calls": 0, "failures": 0, "duration_ms_total": 0, "timed_calls": 0})
             for key in ("calls", "failures", "duration_ms_total", "timed_calls"):
                 t[key] = int(t.get(key, 0)) + int(s.get(key, 0))
@@ -226,6 +229,7 @@ def fold(session_state: dict, pending: dict):
             calls += int(s.get("calls", 0))
             failures += int(s.get("failures", 0))
         for key, n in (agg.get("sequences") or {}).items():
+            key = redact(str(key), allow)[0]
             tools["sequences"][key] = int(tools["sequences"].get(key, 0)) + int(n)
         if pending["final"]:
             tools["sessions"] = int(tools.get("sessions", 0)) + 1

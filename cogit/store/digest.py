@@ -124,7 +124,7 @@ def compile_text(scopes: list[tuple[str, dict]], config) -> dict:
 def hook_settings(config) -> dict:
     """The part of config that the hooks read, as plain JSON."""
     config = yamlio.plain(config or {})
-    return {k: config.get(k, {}) for k in ("digest", "hooks", "learning", "senses", "sync", "projects", "caps")}
+    return {k: config.get(k, {}) for k in ("digest", "hooks", "learning", "senses", "sync", "projects", "caps", "redaction")}
 
 
 def cache_path(home: Home, branch: str) -> Path:
@@ -159,5 +159,5 @@ def refresh(home: Home, repo, branch: str, known: dict | None = None) -> None:
         compiled = compile_text(scopes, config)
         compiled.update(branch=target, heads=heads, settings=hook_settings(config))
         path = cache_path(home, target)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         git.write_atomic(path, json.dumps(compiled, ensure_ascii=False).encode("utf-8"), durable=False)

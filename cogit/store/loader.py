@@ -66,9 +66,11 @@ def remember(repo, section: str, data: bytes, doc: dict) -> None:
 
 def _store(path: Path, doc: dict) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        for folder in (path.parent.parent, path.parent):  # mkdir's mode reaches the leaf only
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(doc), "utf-8")
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
+            f.write(json.dumps(doc))
         os.replace(tmp, path)
     except OSError:
         pass  # a cache that cannot be written only costs speed

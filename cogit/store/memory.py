@@ -27,7 +27,8 @@ def init(home: Home) -> tuple[bool, str]:
             return False, git.head(repo) or ""
         finally:
             repo.close()
-    home.runtime.mkdir(parents=True, exist_ok=True)
+    home.runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    home.runtime.chmod(0o700)  # tool output, prompts and paths live below: private to the user
     repo = git.init(home.memory)
     try:
         files = {filename(s): template_text(s).encode("utf-8") for s in SECTIONS}

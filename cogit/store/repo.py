@@ -539,3 +539,17 @@ def machine_committer(repo: Repo) -> bytes:
         config.set((b"cogit",), b"machine", machine.encode())
         config.write_to_path()
     return f"cogit <{machine}@machine.cogit>".encode()
+
+
+def tree_blobs(repo: Repo, sha: str) -> list[tuple[str, str]]:
+    """(path, blob id) of every file in a commit's tree, subfolders included (for `cogit scan`)."""
+    out, stack = [], [("", repo[sha.encode()].tree)]
+    while stack:
+        prefix, tree_id = stack.pop()
+        for entry in repo[tree_id].items():
+            path = prefix + entry.path.decode("utf-8", "replace")
+            if stat.S_ISDIR(entry.mode):
+                stack.append((path + "/", entry.sha))
+            elif stat.S_ISREG(entry.mode) or stat.S_ISLNK(entry.mode):
+                out.append((path, entry.sha.decode()))
+    return sorted(out)

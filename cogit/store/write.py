@@ -108,20 +108,15 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
     pruned = apply_caps(state, state.get("config") if branch == git.MAIN else main_config(repo))
     changed = [s for s in SECTIONS if s in state.raw or yamlio.plain(state[s]) != before[s]]
     redactions = [0]
+    allow = allowlist(state.get("config") if branch == git.MAIN else main_config(repo))
     files: dict[str, bytes | None] = {}
     for section in changed:
         name = filename(section)
         if section in state.raw:
-            data = state.raw[section]
-            rt = schema.parse(section, data, name)
-            count = [0]
-            redact_tree(rt, count)
-            if count[0]:
-                data = yamlio.dump(rt).encode()
-                redactions[0] += count[0]
-            doc = yamlio.plain(rt)
+            data, doc, n = redact_raw(section, state.raw[section], name, allow)
+            redactions[0] += n
         else:
-            redact_tree(state[section], redactions)
+            redact_tree(state[section], redactions, allow)
             schema.check_changed(section, state[section], before[section], name)
             doc = yamlio.plain(state[section])
             data = _serialize(section, old_files.get(name), before[section], doc, old_blobs.get(name))
@@ -142,12 +137,15 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
     if redactions[0]:
         body += f"\n\nRedacted {redactions[0]} secret(s) before storing."
     prov.extra.update(change.trailers)
-    # The message is stored too: summaries quote item text and evidence quotes prompts.
-    change.summary = redact(change.summary)[0]
-    body = redact(body)[0]
-    for attr in ("evidence", "trigger"):
+    # The message is stored too: summaries quote item text, evidence quotes prompts,
+    # the project trailer names a folder or URL. Every part of it is redacted here,
+    # so a new trailer or a new caller is covered by construction.
+    change.summary = redact(change.summary, allow)[0]
+    body = redact(body, allow)[0]
+    for attr in ("agent", "session", "project", "trigger", "evidence", "model", "author"):
         if getattr(prov, attr):
-            setattr(prov, attr, redact(getattr(prov, attr))[0])
+            setattr(prov, attr, redact(getattr(prov, attr), allow)[0])
+    prov.extra = {redact(k, allow)[0]: redact(str(v), allow)[0] for k, v in prov.extra.items()}
     if pruned:
         prov.extra["Cogit-Pruned"] = " ".join(sorted({i.get("id", "?") for _, i in pruned}))
     if expected is None and branch != git.MAIN:
@@ -176,6 +174,64 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
 
     digest.refresh(home, repo, branch, {branch: state})
     return WriteResult(sha, change.summary, sorted(section_of_file(n) for n in files), pruned, redactions[0])
+
+
+def allowlist(config) -> frozenset:
+    """config `redaction.allowlist`: literal strings that are never redacted."""
+    entries = ((config or {}).get("redaction") or {}).get("allowlist") or ()
+    return frozenset(str(e) for e in entries)
+
+
+def redact_raw(section: str, data: bytes, name: str, allow=()) -> tuple[bytes, Any, int]:
+    """Redact a section whose text a person wrote, comments included, keeping its layout.
+
+    Values and keys are redacted in the parsed document first (then the document is
+    written back by ruamel, comments kept); then the whole text is redacted, which
+    reaches what only the text holds: comments. The result must parse to the same
+    data, else (a match that straddles YAML syntax) only comment text is redacted,
+    and if even that is not clean the comments are dropped: a secret is never kept.
+    Returns (text, plain document, number of secrets redacted).
+    """
+    rt = schema.parse(section, data, name)
+    count = [0]
+    redact_tree(rt, count, allow)
+    text = yamlio.dump(rt) if count[0] else data.decode("utf-8")
+    doc = yamlio.plain(rt)
+    new, n = redact(text, allow)
+    if n:
+        for candidate in (new, _redact_comments(text, allow)):
+            try:
+                if yamlio.plain(schema.parse(section, candidate, name)) == doc:
+                    text = candidate
+                    break
+            except InvalidState:
+                continue
+        else:
+            text = yamlio.canonical(doc, "") or yamlio.dump(doc)
+        count[0] += n
+    return text.encode("utf-8"), doc, count[0]
+
+
+def _redact_comments(text: str, allow=()) -> str:
+    """Redact only what follows a `#` that starts a YAML comment (outside quotes), line by line."""
+    out = []
+    for line in text.splitlines(keepends=True):
+        at = _comment_start(line)
+        out.append(line if at < 0 else line[:at] + redact(line[at:], allow)[0])
+    return "".join(out)
+
+
+def _comment_start(line: str) -> int:
+    quote = None
+    for i, c in enumerate(line):
+        if quote:
+            if c == quote:
+                quote = None
+        elif c in "'\"" and (i == 0 or line[i - 1] in " :[{,-"):
+            quote = c
+        elif c == "#" and (i == 0 or line[i - 1] in " \t"):
+            return i
+    return -1
 
 
 def main_config(repo):
@@ -318,13 +374,16 @@ def absorb_hand_edits(home: Home, repo) -> None:
         prov = Provenance(event="human.edit", source="human")
         commit_locked(home, repo, branch, prov, human_edit(valid))
     for name, (data, err) in invalid.items():
-        home.rejected.mkdir(parents=True, exist_ok=True)
+        home.rejected.mkdir(mode=0o700, parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%S")
-        (home.rejected / f"{name}.{stamp}").write_bytes(data)
+        fd = os.open(home.rejected / f"{name}.{stamp}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "wb") as f:
+            f.write(data)
         log_note(home, f"kept invalid hand edit of {name} in {home.rejected}/{name}.{stamp}: {err.message}")
 
 
 def log_note(home: Home, text: str) -> None:
-    home.logs.mkdir(parents=True, exist_ok=True)
-    with open(home.logs / "store.log", "a", encoding="utf-8") as f:
-        f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {text}\n")
+    from cogit.runtime import append_private
+
+    home.logs.mkdir(mode=0o700, parents=True, exist_ok=True)
+    append_private(str(home.logs / "store.log"), f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {redact(text)[0][:2000]}\n")
