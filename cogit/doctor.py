@@ -1,10 +1,10 @@
-"""`cogit doctor`: find what is wrong with this machine's cogit, and mend what is safe to mend.
+"""`cogit doctor`: find what is wrong with this machine's cogit; with `fix`, mend what is safe.
 
-Each check returns Findings: `ok`, `fixed` (mended just now, and how) or `problem`
-(with what to do). Mending is limited to what cogit owns and can undo or redo: its
-own hook entries in agent settings (rewritten to the current command, with a backup),
-and the repairs every writer makes anyway (stale git locks, an interrupted working
-tree update: see store/recover.py). Nothing a person wrote is changed.
+Each check returns Findings: `ok`, `warn`, `fail` (each with what to do next) or, with
+`fix`, `fixed` (mended just now, and how). Mending is limited to what cogit owns and
+can redo: its own hook entries in agent settings (rewritten to the current command,
+with a backup), and the repairs every writer makes anyway (stale git locks, an
+interrupted working-tree update: see store/recover.py). Nothing a person wrote is changed.
 """
 
 from __future__ import annotations
@@ -18,27 +18,27 @@ from cogit.paths import Home
 
 @dataclass
 class Finding:
-    check: str
-    status: str  # "ok", "fixed", "problem"
-    message: str
+    name: str
+    status: str  # "ok", "warn", "fail", "fixed"
+    detail: str
     hint: str = ""
 
     def to_json(self) -> dict:
         return asdict(self)
 
 
-def doctor(home: Home, claude_project: str | None = None, installed_home: str | None = None) -> list[Finding]:
-    return [*check_memory(home), *check_hooks(claude_project, installed_home)]
+def doctor(home: Home, claude_project: str | None = None, fix: bool = False) -> list[Finding]:
+    return [*check_memory(home, fix), *check_hooks(claude_project, fix)]
 
 
-def check_memory(home: Home) -> list[Finding]:
+def check_memory(home: Home, fix: bool) -> list[Finding]:
     from cogit.store import repo as git
     from cogit.store.recover import TOP_LOCKS
     from cogit.store.state import STATE_FILES
     from cogit.store.write import memory_lock
 
     if not (home.memory / ".git").exists():
-        return [Finding("memory", "problem", f"no cogit memory at {home.root}",
+        return [Finding("memory", "fail", f"no cogit memory at {home.root}",
                         "Run `cogit init`, or `cogit clone URL` to join your other machines.")]
     gitdir = home.memory / ".git"
     leftovers = [n for n in TOP_LOCKS if (gitdir / n).exists()]
@@ -46,20 +46,24 @@ def check_memory(home: Home) -> list[Finding]:
         leftovers += [os.path.relpath(os.path.join(dirpath, n), gitdir) for n in names if n.endswith(".lock")]
     pending = git.read_pending(home.memory) is not None
     out = []
-    try:
-        with memory_lock(home, timeout=10):  # taking it repairs what a killed writer left
-            pass
-    except CogitError as e:
-        return [Finding("memory", "problem", e.message, e.hint or "")]
     if leftovers or pending:
         what = ", ".join(leftovers) + (" and " if leftovers and pending else "") + ("an interrupted working-tree update" if pending else "")
-        out.append(Finding("memory", "fixed", f"cleared what a killed cogit process left: {what}"))
+        if fix:
+            try:
+                with memory_lock(home, timeout=10):  # taking it repairs what a killed writer left
+                    pass
+            except CogitError as e:
+                return [Finding("memory", "fail", e.message, e.hint or "")]
+            out.append(Finding("memory", "fixed", f"cleared what a killed cogit process left: {what}"))
+        else:
+            out.append(Finding("memory", "warn", f"a killed cogit process left {what}",
+                               "cogit's next write clears it; `cogit doctor --fix` does it now."))
     repo = git.open_repo(home.memory)
     try:
         for branch in git.branches(repo):
             strays = git.stray_entries(repo, git.head(repo, branch), STATE_FILES)
             if strays:
-                out.append(Finding("memory", "problem",
+                out.append(Finding("memory", "warn",
                                    f"{branch} holds entries that are not memory files: {', '.join(strays[:5])}",
                                    "cogit's next write to that branch removes them (they stay in history); "
                                    "a remote will refuse them until then."))
@@ -70,7 +74,7 @@ def check_memory(home: Home) -> list[Finding]:
     return out
 
 
-def check_hooks(claude_project: str | None, installed_home: str | None) -> list[Finding]:
+def check_hooks(claude_project: str | None, fix: bool) -> list[Finding]:
     """Hook commands written by older cogit versions are rewritten to the current one."""
     from cogit.install import claude
 
@@ -80,18 +84,22 @@ def check_hooks(claude_project: str | None, installed_home: str | None) -> list[
         try:
             current = claude.load(path)
         except CogitError as e:
-            out.append(Finding("hooks", "problem", e.message, e.hint or ""))
+            out.append(Finding("hooks", "fail", e.message, e.hint or ""))
             continue
         ours = claude.our_commands(current)
         if not ours:
             continue
-        home = claude.home_of(ours) if installed_home is None else installed_home
+        home = claude.home_of(ours)
         if ours == claude.our_commands(claude.with_ours(current, home)):
             out.append(Finding("hooks", "ok", f"Claude Code hooks in {path} are current"))
-            continue
-        result = claude.install(project, home=home)
-        out.append(Finding("hooks", "fixed", f"upgraded cogit's hook commands in {path} to this version's "
-                                             f"(backup: {result['backup']})"))
+        elif fix:
+            result = claude.install(project, home=home)
+            out.append(Finding("hooks", "fixed", f"upgraded cogit's hook commands in {path} to this version's "
+                                                 f"(backup: {result['backup']})"))
+        else:
+            out.append(Finding("hooks", "fail", f"cogit's hook commands in {path} are from an older version "
+                                                "(they may import code from the agent's working folder)",
+                               "Run `cogit doctor --fix` (or `cogit install claude`) to upgrade them."))
     if not out:
         out.append(Finding("hooks", "ok", "no agent settings hold cogit hooks (`cogit install claude` adds them)"))
     return out

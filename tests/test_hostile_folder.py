@@ -89,13 +89,19 @@ def test_doctor_upgrades_old_hook_commands_and_clears_what_a_kill_left(initializ
     old = f"COGIT_HOME={c.home} python3 -c 'import sys; from cogit.hooks import run; sys.exit(run(sys.argv[1:]))' claude Stop"
     path.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": old}]}]}}))
     (c.home / "memory" / ".git" / "refs" / "heads" / "main.lock").write_text("")
-    out = c.run("doctor").out
-    assert "fixed   memory: cleared what a killed cogit process left: refs/heads/main.lock" in out, out
-    assert "fixed   hooks: upgraded cogit's hook commands" in out, out
+    report = c.run("doctor", check=False)
+    assert report.returncode == 1, report.out
+    assert "warn  memory: a killed cogit process left refs/heads/main.lock" in report.out, report.out
+    assert "FAIL  hooks: cogit's hook commands in" in report.out and "doctor --fix" in report.out
+    assert old in path.read_text()  # only --fix changes anything
+    out = c.run("doctor", "--fix").out
+    assert "fixed memory: cleared what a killed cogit process left: refs/heads/main.lock" in out, out
+    assert "fixed hooks: upgraded cogit's hook commands" in out, out
     data = json.loads(path.read_text())
     command = data["hooks"]["Stop"][0]["hooks"][0]["command"]
     assert " -E -P -c " in command and command.startswith(f"COGIT_HOME={c.home} ")
-    assert "ok      hooks:" in c.run("doctor").out  # a second run finds them current
+    again = c.json("doctor")
+    assert {(f["name"], f["status"]) for f in again} == {("memory", "ok"), ("hooks", "ok")}
     c.run("add", "learning", "writes work")
     c.assert_healthy()
 

@@ -7,29 +7,30 @@ import click
 from cogit.cli import cli, emit_json
 from cogit.errors import CogitError
 
-MARK = {"ok": "ok     ", "fixed": "fixed  ", "problem": "PROBLEM"}
+MARK = {"ok": "ok   ", "warn": "warn ", "fail": "FAIL ", "fixed": "fixed"}
 
 
 @cli.command()
 @click.option("--project", "project", type=click.Path(file_okay=False),
               help="Also check DIR/.claude/settings.json (hooks installed with `install --project`).")
+@click.option("--fix", is_flag=True, help="Make the safe repairs: upgrade old hook commands, clear what a killed cogit left.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
-def doctor(obj, project: str | None, as_json: bool) -> None:
-    """Check memory and the installed hooks; upgrade hook commands of older versions.
+def doctor(obj, project: str | None, fix: bool, as_json: bool) -> None:
+    """Check memory and the installed hooks; --fix makes the safe repairs.
 
-    Exits 1 when a problem remains (each says what to do).
+    Exits 1 when a check fails (each says what to do).
     """
     from cogit.doctor import doctor as run
 
-    findings = run(obj.home, project)
+    findings = run(obj.home, project, fix)
     if as_json:
         emit_json([f.to_json() for f in findings])
     else:
         for f in findings:
-            click.echo(f"{MARK[f.status]} {f.check}: {f.message}")
+            click.echo(f"{MARK[f.status]} {f.name}: {f.detail}")
             if f.hint:
-                click.echo(f"        {f.hint}")
-    problems = [f for f in findings if f.status == "problem"]
-    if problems:
-        raise CogitError(f"{len(problems)} problem(s) found", hint="See above; each says what to do.")
+                click.echo(f"      {f.hint}")
+    failed = [f for f in findings if f.status == "fail"]
+    if failed:
+        raise CogitError(f"{len(failed)} check(s) failed", hint="See above; each says what to do.")
