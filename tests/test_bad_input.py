@@ -263,6 +263,22 @@ def test_a_state_file_that_is_not_a_regular_file_is_refused_by_every_write(mem, 
         assert "SECRET-FROM-OUTSIDE" in (c.home.parent / "outside.yaml").read_text()  # never written through
 
 
+def test_a_symlink_with_the_size_and_mtime_git_expects_is_still_seen(mem):
+    """The cheap stat check (size, mtime against the index) must not let a link pass as clean."""
+    c = mem
+    path = c.home / "memory" / "learnings.yaml"
+    st = os.lstat(path)
+    outside = c.home.parent / "outside.yaml"
+    outside.write_text("schema_version: 1\nitems: []\n")
+    target = "/" * (st.st_size - len(str(outside))) + str(outside)  # a link's size is its target's length
+    path.unlink()
+    path.symlink_to(target)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
+    assert os.lstat(path).st_size == st.st_size and os.lstat(path).st_mtime_ns == st.st_mtime_ns
+    before = snapshot(c)
+    assert_refused(c, c.run("commit", check=False), before, "is a symbolic link", codes=(1,))
+
+
 def test_sync_worktree_replaces_a_symlink_and_never_writes_through_it(mem):
     """The write path's last step (working tree + index) renames over the link itself."""
     c = mem
