@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 import tempfile
 from pathlib import Path
@@ -12,7 +11,7 @@ import click
 
 from cogit.cli import cli, emit_json
 from cogit.cli.project import project_option, scope_of
-from cogit.errors import InvalidState, UsageError
+from cogit.errors import CogitError, InvalidState, UsageError
 from cogit.store import memory
 from cogit.store.provenance import Provenance
 from cogit.store.schema import SECTIONS
@@ -158,13 +157,18 @@ def edit(obj, section: str, project: str | None) -> None:
     sec = section_name(section)
     scope = scope_of(obj, project)
     memory.read(obj.home)  # refuses, with the next step, when there is no memory yet
-    current = (obj.home.memory / f"{sec}.yaml").read_bytes() if scope.is_global else section_text(obj.home, scope, sec)
+    current = memory.worktree_text(obj.home, sec) if scope.is_global else section_text(obj.home, scope, sec)
+    editor = memory.editor_command()  # before the temp file: no editor, nothing left behind
     fd, tmp = tempfile.mkstemp(prefix=f"cogit-{sec}-", suffix=".yaml")
     with os.fdopen(fd, "wb") as f:
         f.write(current)
-    cmd = shlex.split(memory.editor_command()) + [tmp]
-    if subprocess.call(cmd, stdin=None) != 0:
-        raise UsageError(f"the editor ({cmd[0]}) failed; nothing changed", hint=f"Your text is kept in {tmp}.")
+    try:
+        code = subprocess.call(editor + [tmp], stdin=None)
+    except OSError as e:
+        raise CogitError(f"cannot start the editor {editor[0]!r}: {e.strerror}; nothing changed",
+                         hint=f"Your text is kept in {tmp}. Set $EDITOR to an editor you have, e.g. `export EDITOR=nano`.") from None
+    if code != 0:
+        raise CogitError(f"the editor ({editor[0]}) exited with {code}; nothing changed", hint=f"Your text is kept in {tmp}.")
     data = Path(tmp).read_bytes()
     prov = Provenance(event="human.edit", source="human", project=scope.name)
     try:

@@ -19,6 +19,9 @@ from cogit.store import yamlio
 
 _DECODER = json.JSONDecoder()
 _INT = re.compile(r"^-?[0-9]+$")
+# Each level of the canonical layout indents by 2, and `{}`/`[]` and the top add at most 2
+# levels without indenting: text this deep would be nested about as deep as yamlio refuses.
+_MAX_INDENT = 2 * (yamlio.MAX_DEPTH - 2)
 _SPECIAL_FLOATS = {".nan": float("nan"), ".inf": float("inf"), "-.inf": float("-inf")}
 
 
@@ -38,7 +41,7 @@ def read(data: bytes) -> dict | None:
         lines.pop()
     try:
         doc, end = _block(lines, 0, 0) if lines else ({}, 0)
-    except (_NotCanonical, ValueError, IndexError):
+    except (_NotCanonical, ValueError, IndexError, RecursionError):
         return None
     if end != len(lines) or not isinstance(doc, dict) or yamlio.canonical(doc, header) != text:
         return None
@@ -50,6 +53,8 @@ def _indent(line: str) -> int:
 
 
 def _block(lines: list[str], i: int, indent: int) -> tuple[Any, int]:
+    if indent >= _MAX_INDENT:
+        raise _NotCanonical  # deep nesting: ruamel.yaml decides, and refuses it past yamlio.MAX_DEPTH
     body = lines[i][indent:]
     if body == "-" or body.startswith("- "):
         return _sequence(lines, i, indent)
@@ -130,6 +135,8 @@ def _scalar(text: str) -> Any:
         if end != len(text) or not isinstance(value, str):
             raise _NotCanonical
         return value
+    if (text[0].isdigit() or text[0] in "-.") and len(text) > yamlio.MAX_NUMBER_CHARS:
+        raise _NotCanonical  # ruamel.yaml decides (it refuses numbers this long)
     if _INT.match(text):
         return int(text)
     if text in _SPECIAL_FLOATS:

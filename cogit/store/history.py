@@ -140,7 +140,7 @@ def diff(home: Home, rev_a: str | None = None, rev_b: str | None = None, *, raw:
             old = parents[0] if parents else None
         else:
             old = git.resolve(repo, rev_a, branch)
-            new = git.resolve(repo, rev_b, branch) if rev_b else head
+            new = git.resolve(repo, rev_b, branch) if rev_b is not None else head
         if raw:
             return git.raw_diff(repo, old, new)
         return commit_changes(repo, new, parent=old) if old else diff_states({}, yamlio.plain(dict(load_state(repo, new))))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from cogit.errors import NotInitialized, UsageError
+from cogit.errors import CogitError, NotInitialized, UsageError
 from cogit.paths import Home
 from cogit.store import repo as git
 from cogit.store import yamlio
@@ -59,7 +59,7 @@ def read(home: Home, at: str | None = None, branch: str = git.MAIN) -> tuple[str
     """(commit sha, plain state) of a branch, or of the revision `at`."""
     repo = open_existing(home)
     try:
-        sha = git.resolve(repo, at, branch) if at else git.head(repo, branch)
+        sha = git.resolve(repo, at, branch) if at is not None else git.head(repo, branch)
         return sha, yamlio.plain(dict(load_state(repo, sha)))
     finally:
         repo.close()
@@ -174,8 +174,45 @@ def replace_section(section: str, data: bytes):
     return apply
 
 
-def editor_command() -> str:
-    return os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+FALLBACK_EDITORS = ("editor", "nano", "vi")
+
+
+def editor_command() -> list[str]:
+    """$VISUAL, else $EDITOR, else the first of `editor`, `nano`, `vi` on PATH (as git does)."""
+    import shlex
+    import shutil
+
+    for var in ("VISUAL", "EDITOR"):
+        value = os.environ.get(var, "")
+        if value.strip():
+            try:
+                return shlex.split(value)
+            except ValueError as e:
+                raise CogitError(f"${var} ({value[:80]!r}) is not a command cogit can run: {e}",
+                                 hint=f"Set it to an editor command, e.g. `export {var}=nano`.") from None
+    for name in FALLBACK_EDITORS:
+        found = shutil.which(name)
+        if found:
+            return [found]
+    raise CogitError(
+        "no editor: neither $VISUAL nor $EDITOR is set, and none of " + ", ".join(FALLBACK_EDITORS) + " is on PATH",
+        hint="Set one (e.g. `export EDITOR=nano`), or edit the file in the memory folder "
+             "($COGIT_HOME/memory/) directly and run `cogit commit`.",
+    )
+
+
+def worktree_text(home: Home, section: str) -> bytes:
+    """The text `cogit edit` starts from: the working tree's file (a hand edit waiting in it
+    included), else the committed one. A symlink or folder there is refused (InvalidState)."""
+    data = git.read_regular(home.memory, filename(section))
+    if data is not None:
+        return data
+    repo = open_existing(home)
+    try:
+        data = git.read_files(repo, git.head(repo, git.MAIN)).get(filename(section))
+    finally:
+        repo.close()
+    return data if data is not None else template_text(section).encode("utf-8")
 
 
 def write(home: Home, prov: Provenance, apply, branch: str = git.MAIN):

@@ -30,7 +30,7 @@ from dulwich.objectspec import parse_commit  # noqa: E402
 from dulwich.patch import write_tree_diff  # noqa: E402
 from dulwich.repo import Repo  # noqa: E402
 
-from cogit.errors import Conflict, NotInitialized, RevisionNotFound  # noqa: E402
+from cogit.errors import Conflict, InvalidState, NotInitialized, RevisionNotFound, UsageError  # noqa: E402
 
 MAIN = "main"
 FILE_MODE = 0o100644
@@ -329,7 +329,7 @@ def changed_by_stat(repo: Repo, root: Path, names) -> list[str]:
             if key in index:
                 out.append(name)
             continue
-        if key not in index:
+        if key not in index or not stat.S_ISREG(st.st_mode):  # a symlink or folder: worktree_files refuses it
             out.append(name)
             continue
         entry = index[key]
@@ -340,13 +340,39 @@ def changed_by_stat(repo: Repo, root: Path, names) -> list[str]:
 
 
 def worktree_files(root: Path, names) -> dict[str, bytes | None]:
-    out = {}
-    for name in names:
-        try:
-            out[name] = (root / name).read_bytes()
-        except FileNotFoundError:
-            out[name] = None
-    return out
+    """The working tree's state files (None: missing); InvalidState if one is not a regular file."""
+    return {name: read_regular(root, name) for name in names}
+
+
+def read_regular(root: Path, name: str) -> bytes | None:
+    """A regular file's bytes, None if it is missing. A symlink is never followed (it could
+    put a file from anywhere into memory), and a folder, fifo or device is refused."""
+    path = root / name
+    try:
+        # O_NONBLOCK: opening a fifo must not wait for a writer; fstat refuses it next.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        fd = None
+        if stat.S_ISREG(os.lstat(path).st_mode):  # a regular file we may not read
+            raise InvalidState(f"cannot read {name} in {root}: {e.strerror}",
+                               hint=f"Make it readable (chmod u+r {path}) and run the command again.") from None
+    try:
+        st = os.fstat(fd) if fd is not None else os.lstat(path)
+        if fd is not None and stat.S_ISREG(st.st_mode):
+            with os.fdopen(fd, "rb") as f:
+                fd = None
+                return f.read()
+    finally:
+        if fd is not None:
+            os.close(fd)
+    kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+    raise InvalidState(
+        f"{name} in {root} is {kind}; cogit reads only regular files there (never what a link points to)",
+        hint=f"Move it away and restore the committed file: cd {root} && mv {name} ../{name}.moved && git checkout -- {name}"
+             " (then copy what you need into it and run `cogit commit`). Nothing was changed.",
+    )
 
 
 def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
@@ -389,6 +415,14 @@ def resolve(repo: Repo, rev: str, default_branch: str = MAIN) -> str:
     import re
 
     text = rev.strip()
+    if not text:
+        # An empty revision once meant HEAD: `cogit revert ""` reverted the last commit.
+        raise UsageError("the revision is empty", hint="Give a commit id from `cogit log`, a branch, or HEAD~N.")
+    if len(text) > 200 or not text.isprintable():
+        raise RevisionNotFound(
+            f"{rev[:40]!r}{'…' if len(rev) > 40 else ''} is not a revision (too long, or control characters)",
+            hint="Use a commit id from `cogit log` (a prefix of 7+ characters works) or HEAD~N.",
+        )
     m = re.match(r"^(.*?)((?:[~^]\d*)*)$", text)
     base, suffix = (m.group(1), m.group(2)) if m else (text, "")
     if base.upper() == "HEAD" or base == "@" or not base:
@@ -405,7 +439,7 @@ def resolve(repo: Repo, rev: str, default_branch: str = MAIN) -> str:
         return sha.decode()
     except Exception:
         raise RevisionNotFound(
-            f"unknown revision {rev!r}",
+            f"unknown revision {rev[:80]!r}",
             hint="Use a commit id from `cogit log` (a prefix of 7+ characters works) or HEAD~N.",
         ) from None
 

@@ -7,6 +7,8 @@ importlib.resources, so an installed cogit validates exactly what its tests did.
 from __future__ import annotations
 
 import json
+import re
+from datetime import datetime
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -35,9 +37,65 @@ def schema(section: str) -> dict:
     return json.loads(text)
 
 
+# jsonschema checks `format: date-time` only when an optional package is installed;
+# cogit checks it itself: RFC 3339 (what `now_iso` writes: 2026-11-30T10:00:00Z), with
+# an offset (Z or +01:00), optional fractions, and a real date and time.
+_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})")
+FORMATS = FormatChecker(formats=())
+
+
+@FORMATS.checks("date-time", raises=ValueError)
+def _is_date_time(value) -> bool:
+    if not isinstance(value, str):
+        return True  # the type keyword speaks for other types
+    if not _DATE_TIME.fullmatch(value):
+        return False
+    # fromisoformat checks the ranges (month 13, Feb 30, hour 25); it wants an upper-case
+    # Z-less offset and at most 6 fraction digits.
+    date, time_part = value[:10], value[11:19]
+    offset = value[19:].lstrip(".0123456789").upper().replace("Z", "+00:00")
+    datetime.fromisoformat(f"{date}T{time_part}{offset}")
+    return True
+
+
+_ID = {"heuristics": "h", "learnings": "l", "avoidances": "a", "reflections": "rf", "rules": "ru"}
+_ID_TEXT = re.compile(r"[a-z]{1,3}-[0-9a-f]{4,16}")
+
+
 @lru_cache(maxsize=None)
 def validator(section: str) -> Draft202012Validator:
-    return Draft202012Validator(schema(section), format_checker=FormatChecker())
+    return Draft202012Validator(schema(section), format_checker=FORMATS)
+
+
+def _message(error) -> str:
+    """jsonschema's message, said in cogit's words where it is cryptic."""
+    if error.validator == "format" and error.validator_value == "date-time":
+        return f"{error.instance!r} is not a time in ISO 8601 form like 2026-11-30T10:00:00Z"
+    if error.validator == "pattern" and list(error.path)[-1:] == ["id"]:
+        prefix = error.validator_value[1:].split("-", 1)[0]
+        return f"{error.instance!r} is not an id of this file: {prefix}- and 4 to 16 hex digits, like {prefix}-3f2a9c"
+    return error.message
+
+
+def id_problems(section: str, doc: Any) -> list[tuple[list, str]]:
+    """Duplicate ids in a section (ids name items in history, merges and `cogit forget`),
+    and ids the schema's pattern lets through only because Python's `$` allows a final newline."""
+    items = doc.get("items") if isinstance(doc, dict) and section in _ID else None
+    if not isinstance(items, list):
+        return []
+    seen: dict[str, int] = {}
+    out = []
+    for index, item in enumerate(items):
+        item_id = item.get("id") if isinstance(item, dict) else None
+        if not isinstance(item_id, str):
+            continue
+        if item_id in seen:
+            out.append((["items", index, "id"], f"duplicate id {item_id!r} (item {seen[item_id]} has it too); "
+                                                  "give one of them a new id or remove it"))
+        elif not _ID_TEXT.fullmatch(item_id):
+            out.append((["items", index, "id"], f"{item_id!r} is not an id of this file"))
+        seen.setdefault(item_id, index)
+    return out
 
 
 def field_path(path) -> str:
@@ -52,7 +110,7 @@ def problems(section: str, doc: Any) -> list[tuple[list, str]]:
     if section not in SECTIONS:
         return [([], f"unknown section {section!r}")]
     errors = sorted(validator(section).iter_errors(doc), key=lambda e: [str(p) for p in e.path])
-    return [(list(e.path), e.message) for e in errors]
+    return [(list(e.path), _message(e)) for e in errors] or id_problems(section, doc)
 
 
 def check_changed(section: str, doc: Any, before: Any, filename: str) -> None:
@@ -73,9 +131,14 @@ def check_changed(section: str, doc: Any, before: Any, filename: str) -> None:
         if errors:
             path = ["items", index, *errors[0].path]
             raise InvalidState(
-                f"{filename}: field {field_path(path)}: {errors[0].message}",
+                f"{filename}: field {field_path(path)}: {_message(errors[0])}",
                 hint=f"Fix {filename} and run `cogit commit` again; the last good state stays committed.",
             )
+    for path, text in id_problems(section, doc)[:1]:
+        raise InvalidState(
+            f"{filename}: field {field_path(path)}: {text}",
+            hint=f"Fix {filename} and run `cogit commit` again; the last good state stays committed.",
+        )
     limit = sch["properties"]["items"].get("maxItems")
     if limit is not None and len(items) > limit:
         check(section, doc, filename)
@@ -83,7 +146,7 @@ def check_changed(section: str, doc: Any, before: Any, filename: str) -> None:
 
 @lru_cache(maxsize=None)
 def _item_validator(section: str) -> Draft202012Validator:
-    return Draft202012Validator(schema(section)["properties"]["items"]["items"], format_checker=FormatChecker())
+    return Draft202012Validator(schema(section)["properties"]["items"]["items"], format_checker=FORMATS)
 
 
 def check(section: str, doc: Any, filename: str) -> None:

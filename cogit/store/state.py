@@ -7,6 +7,7 @@ everything here works on both, since both are dicts and lists.
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from importlib import resources
@@ -158,3 +159,39 @@ def apply_caps(state: dict, config: Any) -> list[tuple[str, dict]]:
             pruned.append(("tools", {"id": "sequence", "text": f"{key} ({count})"}))
             del seqs[key]
     return pruned
+
+
+def shrink_to_fit(section: str, doc: Any, excess: int) -> list[tuple[str, dict]]:
+    """Remove, in the order caps prune, entries of about `excess` bytes (at least one);
+    return them as (section, plain item). Empty if nothing in the section can go."""
+
+    def size(value) -> int:
+        return len(json.dumps(yamlio.plain(value), ensure_ascii=False).encode()) + 8
+
+    removed: list[tuple[str, dict]] = []
+    freed = 0
+    if section in ITEM_SECTIONS:
+        items = doc.get("items") or []
+        key = _prune_order(section)
+        gone = set()
+        for _, item in sorted(enumerate(items), key=lambda p: (*key(p[1]), p[0])):
+            if freed >= excess:
+                break
+            freed += size(item)
+            gone.add(id(item))
+        removed += [(section, yamlio.plain(i)) for i in items if id(i) in gone]
+        items[:] = [i for i in items if id(i) not in gone]
+    elif section == "tools" and doc.get("sequences"):
+        seqs = doc["sequences"]
+        for seq, count in sorted(seqs.items(), key=lambda kv: (int(kv[1]), kv[0])):
+            if freed >= excess:
+                break
+            freed += size(seq)
+            removed.append(("tools", {"id": "sequence", "text": f"{seq} ({count})"}))
+            del seqs[seq]
+    elif section == "focus" and doc.get("priorities"):
+        while doc["priorities"] and freed < excess:
+            text = str(doc["priorities"].pop())
+            freed += size(text)
+            removed.append(("focus", {"id": "priority", "text": text}))
+    return removed

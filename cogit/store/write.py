@@ -25,7 +25,8 @@ from cogit.redact import redact, redact_tree
 from cogit.store import repo as git
 from cogit.store import loader, schema, yamlio
 from cogit.store.provenance import Provenance, message
-from cogit.store.state import STATE_FILES, SINGULAR, apply_caps, default_doc, filename, section_of_file, template_text
+from cogit.store.state import (STATE_FILES, SINGULAR, apply_caps, default_doc, filename, section_of_file,
+                               shrink_to_fit, template_text)
 from cogit.store.schema import SECTIONS
 
 
@@ -109,24 +110,37 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
     changed = [s for s in SECTIONS if s in state.raw or yamlio.plain(state[s]) != before[s]]
     redactions = [0]
     allow = allowlist(state.get("config") if branch == git.MAIN else main_config(repo))
+    size_pruned: list[tuple[str, dict]] = []
     files: dict[str, bytes | None] = {}
     for section in changed:
         name = filename(section)
         if section in state.raw:
             data, doc, n = redact_raw(section, state.raw[section], name, allow)
             redactions[0] += n
+            if len(data) > yamlio.MAX_BYTES:
+                raise _too_big(name, section, len(data))
         else:
             redact_tree(state[section], redactions, allow)
             schema.check_changed(section, state[section], before[section], name)
             doc = yamlio.plain(state[section])
             data = _serialize(section, old_files.get(name), before[section], doc, old_blobs.get(name))
+            # Never write what the read path refuses (it reads at most MAX_BYTES): with raised
+            # caps, the items caps would prune first go until the file fits; history keeps them.
+            while len(data) > yamlio.MAX_BYTES:
+                victims = shrink_to_fit(section, state[section], len(data) - yamlio.MAX_BYTES)
+                if not victims:
+                    raise _too_big(name, section, len(data))
+                size_pruned += victims
+                doc = yamlio.plain(state[section])
+                data = _serialize(section, old_files.get(name), before[section], doc, old_blobs.get(name))
         if old_files.get(name) != data:
             files[name] = data
             loader.remember(repo, section, data, doc)
     strays = git.stray_entries(repo, expected, STATE_FILES)
     if not files and not extra_parents and not strays:
         return None
-    body = describe_pruned(pruned)
+    body = "\n\n".join(filter(None, [describe_pruned(pruned), describe_pruned(size_pruned, by_size=True)]))
+    pruned += size_pruned
     if change.body:
         body = change.body + ("\n\n" + body if body else "")
     if strays:
@@ -320,13 +334,21 @@ def _serialize(section: str, old_text: bytes | None, old_doc: dict, doc: dict, o
     return yamlio.dump(yamlio.update(old, doc)).encode("utf-8")
 
 
-def describe_pruned(pruned: list[tuple[str, dict]]) -> str:
+def describe_pruned(pruned: list[tuple[str, dict]], by_size: bool = False) -> str:
     if not pruned:
         return ""
-    lines = ["Pruned by caps (still in history; `cogit revert` or `cogit log --item ID` finds them):"]
+    why = f"to keep each file within {yamlio.MAX_BYTES} bytes, what cogit reads" if by_size else "by caps"
+    lines = [f"Pruned {why} (still in history; `cogit revert` or `cogit log --item ID` finds them):"]
     for section, item in pruned:
         lines.append(f"- {SINGULAR.get(section, section)} {item.get('id')} {item.get('text', '')!r}"[:300])
     return "\n".join(lines)
+
+
+def _too_big(name: str, section: str, size: int) -> InvalidState:
+    return InvalidState(
+        f"this change would make {name} {size} bytes, over the {yamlio.MAX_BYTES}-byte limit cogit reads; nothing changed",
+        hint=f"Make {name} smaller first (`cogit edit {section}`, or lower the caps in config.yaml).",
+    )
 
 
 def dirty_files(home: Home, repo) -> dict[str, bytes | None]:

@@ -2,8 +2,12 @@
 
 Round-trip mode keeps comments and key order, so a person's hand edits survive
 cogit's own writes. Safety limits apply before anything is built from the text:
-a size cap and a refusal of anchors and aliases (an alias bomb expands a few
-hundred bytes into gigabytes; memory files have no use for aliases).
+a size cap, a refusal of anchors and aliases (an alias bomb expands a few
+hundred bytes into gigabytes; memory files have no use for aliases), of explicit
+tags (`!!binary`, `!!python/object`: memory is plain data), a nesting depth limit
+checked by the scanner itself (ruamel.yaml recurses per level and its scanner
+slows down quadratically on deep flow nesting), and a bound on the digits of a
+number (Python refuses to read integers of more than 4,300 digits).
 """
 
 from __future__ import annotations
@@ -17,10 +21,13 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent
+from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent
+from ruamel.yaml.scanner import RoundTripScanner
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 MAX_BYTES = 256 * 1024
+MAX_DEPTH = 50  # nested collections; cogit's own files need 4
+MAX_NUMBER_CHARS = 100  # a number literal longer than this is refused (the schemas bound values far below)
 
 
 class YamlProblem(Exception):
@@ -38,16 +45,45 @@ def _timestamp_as_text(constructor, node):
     return constructor.construct_scalar(node)
 
 
+def _line(mark) -> int | None:
+    return mark.line + 1 if mark is not None else None
+
+
+def _bounded(construct):
+    def build(constructor, node):
+        if len(str(node.value)) > MAX_NUMBER_CHARS:
+            raise YamlProblem(f"a number of {len(str(node.value))} characters is too long "
+                              f"(at most {MAX_NUMBER_CHARS})", _line(node.start_mark))
+        return construct(constructor, node)
+
+    return build
+
+
 class _Constructor(RoundTripConstructor):
     pass
 
 
 _Constructor.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
+_Constructor.add_constructor("tag:yaml.org,2002:int", _bounded(RoundTripConstructor.construct_yaml_int))
+_Constructor.add_constructor("tag:yaml.org,2002:float", _bounded(RoundTripConstructor.construct_yaml_float))
+
+
+class _Scanner(RoundTripScanner):
+    """ruamel's scanner with a limit on flow nesting, checked as each `[`/`{` opens: its
+    look-ahead for keys costs O(levels²) per line, so 50,000 `[` took minutes; now it stops
+    after 50. Block nesting costs it nothing; `load` counts all levels as events arrive."""
+
+    def fetch_flow_collection_start(self, *args, **kwargs):
+        if self.flow_level >= MAX_DEPTH:
+            raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", _line(self.reader.get_mark()))
+        return super().fetch_flow_collection_start(*args, **kwargs)
+
 
 
 def _yaml() -> YAML:
     y = YAML(typ="rt")
     y.Constructor = _Constructor
+    y.Scanner = _Scanner
     y.indent(mapping=2, sequence=4, offset=2)
     y.width = 4096  # never fold long texts: one item, one line, small diffs
     y.preserve_quotes = True
@@ -67,11 +103,23 @@ def load(text: str | bytes) -> Any:
         raise YamlProblem(f"file is over the {MAX_BYTES}-byte limit")
     y = _yaml()
     try:
+        depth = 0
         for event in y.parse(io.StringIO(text)):
             if isinstance(event, AliasEvent) or getattr(event, "anchor", None):
-                line = event.start_mark.line + 1 if event.start_mark else None
-                raise YamlProblem("anchors and aliases are not allowed in memory files", line)
+                raise YamlProblem("anchors and aliases are not allowed in memory files", _line(event.start_mark))
+            if getattr(event, "tag", None) is not None:
+                tag = str(event.tag).replace("tag:yaml.org,2002:", "!!")
+                raise YamlProblem(f"tags ({tag[:40]}) are not allowed in memory files; write plain values "
+                                  "(quote a text that looks like a number)", _line(event.start_mark))
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", _line(event.start_mark))
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
         return y.load(io.StringIO(text))
+    except RecursionError:  # not reachable within the limits above; never a crash if it were
+        raise YamlProblem(f"nested too deeply (at most {MAX_DEPTH} levels)") from None
     except MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else None
