@@ -83,8 +83,10 @@ def of_item(rule: dict, now: float, config: dict | None = None) -> float:
     return confidence(e, last, now, config)
 
 
-def read(repo, branch: str) -> dict[str, list[Evidence]]:
-    """rule id -> its evidence, oldest first, from the history of `branch`."""
+def read(repo, branch: str, also_reverted: str | None = None) -> dict[str, list[Evidence]]:
+    """rule id -> its evidence, oldest first, from the history of `branch`.
+
+    `also_reverted`: a commit to count as reverted (the revert being committed right now)."""
     from cogit.store import repo as git
     from cogit.store.provenance import parse
 
@@ -103,6 +105,8 @@ def read(repo, branch: str) -> dict[str, list[Evidence]]:
             found.append(Evidence("detect" if event == DETECT else "suppress", trailers["Cogit-Rule"],
                                   trailers.get("Cogit-Session", "-"), info.sha, info.time,
                                   trailers.get("Cogit-Injected") == "yes", summary))
+    if also_reverted:
+        reverts.setdefault(also_reverted, []).append("(this revert)")
     memo: dict[str, bool] = {}
 
     def undone(sha: str, depth: int = 0) -> bool:
@@ -111,7 +115,7 @@ def read(repo, branch: str) -> dict[str, list[Evidence]]:
         return memo[sha]
 
     out: dict[str, list[Evidence]] = {}
-    for ev in sorted(found, key=lambda e: e.time):
+    for ev in sorted(reversed(found), key=lambda e: e.time):  # oldest first, stable within a second
         if not undone(ev.sha):
             out.setdefault(ev.rule, []).append(ev)
     return out

@@ -47,10 +47,17 @@ def new_rule(state: State, text: str, detector: str, signature: str = "", source
 
 
 def match(items, detector: str, signature: str) -> dict | None:
+    """The rule for this detector and signature; else a general rule of the detector (no
+    signature, e.g. a person's `cogit add rule ... --detector error_loop`)."""
+    general = None
     for rule in items or []:
-        if rule.get("detector") == detector and str(rule.get("signature") or "") == signature:
-            return rule
-    return None
+        if rule.get("detector") == detector:
+            sig = str(rule.get("signature") or "")
+            if sig == signature:
+                return rule
+            if not sig and general is None:
+                general = rule
+    return general
 
 
 def add_rule(text: str, detector: str, config: dict | None, signature: str = ""):
@@ -68,8 +75,9 @@ def add_rule(text: str, detector: str, config: dict | None, signature: str = "")
         items = state["rules"]["items"]
         if any(r.get("text") == text for r in items):
             return None
-        if match(items, detector, signature):
-            raise UsageError(f"a rule for detector {detector!r} already exists: {match(items, detector, signature)['id']}",
+        existing = match(items, detector, signature)
+        if existing and str(existing.get("signature") or "") == signature:
+            raise UsageError(f"a rule for detector {detector!r} already exists: {existing['id']}",
                              hint="Edit its text with `cogit edit rules`, or forget it first.")
         rule = new_rule(state, text, detector, signature, source="cli")
         return Change(f"Add rule {rule['id']}: {text}", trailers={"Cogit-Item": rule["id"]})
@@ -211,3 +219,108 @@ def senses_line(agg: dict, session_state: dict | None = None) -> str:
     if lost:
         parts.append(f"{lost} tool calls beyond the trace bound (hooks.max_records) were counted but not analysed by the detectors.")
     return " ".join(parts)
+
+
+def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: Provenance, branch: str):
+    """`cogit revert` of an evidence commit (or of the revert of one): the ledger loses (or
+    regains) that evidence and the rule's cache is rewritten from it. A generic item revert
+    would restore old counts over later evidence, or refuse because later sessions touched
+    the rule; evidence is a ledger entry, so reverting it is removing the entry."""
+    from cogit.errors import CogitError
+
+    def apply(state: State) -> Change:
+        items = state["rules"]["items"]
+        rule = next((r for r in items if r.get("id") == rule_id), None)
+        if rule is None:
+            raise CogitError(f"rule {rule_id} is no longer in memory; its evidence cannot be reverted",
+                             hint=f"Bring the rule back first (`cogit log --item {rule_id}`, then `cogit revert` of the commit that removed it).")
+        repo = git.open_repo(home.memory)
+        try:
+            entries = ledger.read(repo, branch, also_reverted=target).get(rule_id, [])
+        finally:
+            repo.close()
+        rule.update(ledger.cache_fields(entries))
+        rule.pop("confidence", None)
+        rule["updated_at"] = now_iso()
+        return Change(f'Revert "{summary}"', body=f"This reverts commit {target}: the rule's ledger no longer counts it.",
+                      trailers={"Cogit-Reverts": target, "Cogit-Rule": rule_id})
+
+    prov.event = "revert"
+    result = transact(home, prov, apply, branch=branch)
+    if result is None:
+        raise CogitError(f"reverting {target[:10]} changes nothing", hint="It may have been reverted already (see `cogit rules show " + rule_id + "`).")
+    return result
+
+
+def listing(home: Home, branches: list[str] | None = None, now: float | None = None) -> list[dict]:
+    """Every rule with its ledger-derived numbers (`cogit rules`), best first."""
+    from cogit.store.memory import open_existing
+    from cogit.store.write import load_state
+
+    now = time.time() if now is None else now
+    repo = open_existing(home)
+    try:
+        config = main_config(repo)
+        if branches is None:
+            branches = [git.MAIN] + [b for b in git.branches(repo) if b.startswith("project/")]
+        out = []
+        for b in branches:
+            sha = git.head(repo, b)
+            if not sha:
+                continue
+            items = (load_state(repo, sha).get("rules") or {}).get("items") or []
+            book = ledger.read(repo, b) if items else {}
+            for rule in items:
+                out.append(_row(rule, book.get(rule.get("id"), []), b, now, config))
+        return sorted(out, key=lambda r: (-r["confidence"], r["id"]))
+    finally:
+        repo.close()
+
+
+def _row(rule: dict, entries: list, branch: str, now: float, config) -> dict:
+    det = [e for e in entries if e.kind == "detect"]
+    sup = [e for e in entries if e.kind == "suppress"]
+    last = entries[-1].time if entries else ledger.parse_time(rule.get("created_at"))
+    return {
+        "id": rule.get("id"),
+        "text": rule.get("text"),
+        "detector": rule.get("detector"),
+        "signature": rule.get("signature") or "",
+        "confidence": ledger.confidence(len(entries), last, now, config),
+        "detections": len(det),
+        "suppressions": len(sup),
+        "last_detected": now_iso(det[-1].time) if det else None,
+        "last_suppressed": now_iso(sup[-1].time) if sup else None,
+        "sessions_injected": len({e.session for e in entries if e.injected}),
+        "scope": "global" if branch == git.MAIN else branch,
+        "source": rule.get("source"),
+        "created_at": rule.get("created_at"),
+    }
+
+
+def show(home: Home, rule_id: str, now: float | None = None) -> dict:
+    """One rule, its ledger from history and its confidence over time (`cogit rules show`)."""
+    from cogit.errors import ItemNotFound
+    from cogit.store.memory import open_existing
+    from cogit.store.write import load_state
+
+    now = time.time() if now is None else now
+    repo = open_existing(home)
+    try:
+        config = main_config(repo)
+        for b in [git.MAIN] + [x for x in git.branches(repo) if x.startswith("project/")]:
+            items = (load_state(repo, git.head(repo, b)).get("rules") or {}).get("items") or []
+            rule = next((r for r in items if r.get("id") == rule_id), None)
+            if rule is None:
+                continue
+            entries = ledger.read(repo, b).get(rule_id, [])
+            row = _row(rule, entries, b, now, config)
+            row["ledger"] = [{"kind": e.kind, "session": e.session, "commit": e.sha, "time": now_iso(e.time),
+                              "injected": e.injected} for e in entries]
+            points = ledger.history(entries, ledger.parse_time(rule.get("created_at")), now, config)
+            row["over_time"] = [{"time": now_iso(t), "confidence": c} for t, c in points]
+            row["sparkline"] = ledger.sparkline([c for _, c in points])
+            return row
+    finally:
+        repo.close()
+    raise ItemNotFound(f"no rule with id {rule_id!r}", hint="List rules with `cogit rules`.")
