@@ -39,6 +39,8 @@ def session(c, sid, calls, prompt="Fix the import of the widgets module in app.p
     assert out.returncode == 0 and out.err == ""
     injected = json.loads(out.out)["hookSpecificOutput"]["additionalContext"] if out.out else ""
     assert c.hook("UserPromptSubmit", payload(sid, "UserPromptSubmit", cwd=cwd, prompt=prompt)).returncode == 0
+    if callable(calls):  # calls that depend on what was injected
+        calls = calls(injected)
     for event, body in calls:
         body["cwd"] = cwd
         assert c.hook(event, body).returncode == 0
@@ -172,3 +174,88 @@ def test_rules_below_the_floor_leave_the_digest_but_not_memory():
     t0 = 0.0
     assert ledger.confidence(4, t0, t0 + 59 * 86400) == ledger.confidence(4, t0, t0)
     assert ledger.confidence(4, t0, t0 + 120 * 86400) == pytest.approx(ledger.confidence(4, t0, t0) / 2, abs=1e-4)
+
+
+# --- heuristics ranked by evidence ---------------------------------------------------------
+
+PROGRAMS = ["ruff", "mypy", "black", "tox", "nox", "make"]
+
+
+def _heuristic_setup(c, quota=3):
+    cfg = c.home / "memory" / "config.yaml"
+    cfg.write_text(cfg.read_text().replace("  heuristics: 5\n", f"  heuristics: {quota}\n"))
+    c.run("commit", "-m", "Heuristic quota")
+    for p in PROGRAMS:
+        c.run("add", "heuristic", f"Run {p} before committing")
+    return {h["text"].split()[1]: h["id"] for h in c.json("show", "heuristics")["heuristics"]}
+
+
+def _shown_heuristics(text):
+    block = text.split("What works:\n", 1)[1].split("\n\n")[0]
+    return [line.rsplit("[", 1)[1].rstrip("]") for line in block.splitlines() if line.startswith("• ")]
+
+
+def test_a_heuristic_that_worked_rises_to_the_top(initialized):
+    c = initialized
+    ids = _heuristic_setup(c)
+    by_id = {v: k for k, v in ids.items()}
+    picked = []
+
+    def run_the_rotated_ones_program(injected):
+        shown = _shown_heuristics(injected)
+        assert len(shown) == 3
+        picked.append(shown[-1])  # the rotating slot: below the top two
+        return [bash("h1", 1, cmd=f"{by_id[shown[-1]]} check .")]
+
+    session(c, "h1", run_the_rotated_ones_program)
+    target = picked[0]
+    heur = {h["id"]: h for h in c.json("show", "heuristics")["heuristics"]}
+    assert heur[target]["use_count"] == 1 and heur[target]["last_used"]
+    assert sum(h["use_count"] for h in heur.values()) == 1  # only the one that applied
+    assert _shown_heuristics(session(c, "h2", []))[0] == target  # it rose to the top
+
+
+def test_a_never_shown_heuristic_is_shown_within_a_bounded_number_of_sessions(initialized):
+    c = initialized
+    ids = _heuristic_setup(c)
+    seen = set()
+    for n in range(len(ids) - 2):  # top two + one rotating slot over the 4 waiting
+        seen |= set(_shown_heuristics(session(c, f"v{n}", [])))
+    assert seen == set(ids.values())
+
+
+def test_the_cap_prunes_the_lowest_score_not_the_most_praised(initialized):
+    from cogit.paths import Home
+    from cogit.store import memory
+    from cogit.store.provenance import Provenance
+    from cogit.store.write import Change
+
+    c = initialized
+    cfg = c.home / "memory" / "config.yaml"
+    cfg.write_text(cfg.read_text().replace("  heuristics: 30", "  heuristics: 3"))
+    c.run("commit", "-m", "Small cap")
+    for text in ("oldest but praised", "second", "third"):
+        c.run("add", "heuristic", text)
+    praised = c.json("show", "heuristics")["heuristics"][0]["id"]
+
+    def praise(state):
+        for h in state["heuristics"]["items"]:
+            if h["id"] == praised:
+                h["evidence"] = 3
+        return Change("Praise by hand")
+
+    memory.write(Home(c.home), Provenance(event="human.edit", source="human"), praise)
+    c.run("add", "heuristic", "fourth")
+    left = [h["text"] for h in c.json("show", "heuristics")["heuristics"]]
+    assert "oldest but praised" in left and len(left) == 3 and "fourth" in left
+
+
+def test_the_digest_never_ranks_by_file_order():
+    from cogit.store.digest import compile_text
+
+    items = [{"id": f"h-{n:04x}", "text": f"heuristic {n}", "use_count": 0, "created_at": "2026-11-01T00:00:00Z",
+              "updated_at": "2026-11-01T00:00:00Z", "source": "cli"} for n in range(4)]
+    items[3].update(use_count=5, evidence=2, last_used="2026-11-29T00:00:00Z")
+    state = {"heuristics": {"items": items}, "tools": {"sessions": 0}}
+    text = compile_text([("global", state)], {"digest": {"heuristics": 3}})["text"]
+    assert _shown_heuristics(text)[0] == "h-0003"
