@@ -94,23 +94,34 @@ def show(obj, section: str | None, at: str | None, as_json: bool, project: str |
 
 
 @cli.command()
-@click.argument("kind", type=click.Choice(["learning", "heuristic", "avoidance"]))
+@click.argument("kind", type=click.Choice(["learning", "heuristic", "avoidance", "rule"]))
 @click.argument("text")
 @click.option("--category", "-c", type=click.Choice(memory.CATEGORIES), help="For learnings (default insight).")
 @click.option("--context", help="For learnings: the situation that produced it.")
+@click.option("--detector", help="For rules: the detector whose pattern the rule is about (see `cogit rules`).")
 @project_option
 @click.pass_obj
-def add(obj, kind: str, text: str, category: str | None, context: str | None, project: str | None) -> None:
-    """Add a learning, heuristic or avoidance (one commit).
+def add(obj, kind: str, text: str, category: str | None, context: str | None, project: str | None, detector: str | None = None) -> None:
+    """Add a learning, heuristic, avoidance or rule (one commit).
 
     \b
     Example:
       cogit add learning "Run the tests with python -m pytest -q" --category pattern
+      cogit add rule "Read the error before retrying" --detector error_loop
     """
     if category and kind != "learning":
         raise UsageError("--category applies to learnings only")
+    if (kind == "rule") != bool(detector):
+        raise UsageError("--detector is required for rules, and only for rules")
     section = kind + "s"
     scope = scope_of(obj, project)
+    if kind == "rule":  # the learning loop (cogit/learn/rules.py)
+        from cogit.learn.rules import add_rule
+
+        config = memory.read(obj.home)[1].get("config")
+        _report(memory.write(obj.home, _prov("rule.add", scope), add_rule(text, detector, config), branch=scope.branch),
+                nothing="That rule is already in memory; no commit made.")
+        return
     result = memory.write(obj.home, _prov(f"{kind}.add", scope), memory.add_item(section, text, category=category, context=context),
                           branch=scope.branch)
     _report(result, nothing=f"That {kind} is already in memory; no commit made.")

@@ -126,6 +126,7 @@ def on_session_start(event, session, cfg, home_root, timeout):
                     "chars": len(text),
                     "tokens": (len(text) + 3) // 4,
                     "cut": sum((digest.get("cut") or {}).values()),
+                    "shown": _shown(digest["text"]),  # learning loop: which rules were injected
                 }
             ]
             state["in_play"] = heuristic_ids(digest["text"])
@@ -189,6 +190,7 @@ def on_prompt(event, session, cfg, home_root, timeout):
                 }
             )
         _senses_prompt(state, prompt, now, home_root)
+        _learn_note(home_root, "note_prompt", state, cfg)
 
     session.update(update, agent=event["agent"], timeout=timeout)
     if learning:
@@ -301,12 +303,33 @@ def _sense(state, event, cfg, home_root, now, ms):
             cache_dir=os.path.join(runtime_dir(home_root), "cache"),
             now=now,
         )
+        _learn_note(home_root, "note_call", state, call, text, learnings, cfg)
         return text, list(learnings or [])
     except Exception as e:
         from cogit.hooks import log
 
         log(home_root, f"senses failed: {type(e).__name__}: {e}", exc=True)
         return None, []
+
+
+# --- the learning loop's session record (cogit/learn/record.py) ---
+def _shown(text):
+    from cogit.learn.record import shown_ids
+
+    return shown_ids(text)
+
+
+def _learn_note(home_root, name, *args):
+    """Keep the session's evidence for the detectors; a bug here must not cost the hook."""
+    try:
+        from cogit.learn import record
+
+        getattr(record, name)(home_root, *args)
+    except Exception as e:
+        from cogit.hooks import log
+
+        log(home_root, f"learn.record.{name} failed: {type(e).__name__}: {e}", exc=True)
+# --- end of the learning loop's session record ---
 
 
 def on_quiet(event, session, cfg, home_root, timeout):

@@ -149,11 +149,19 @@ def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> 
             result = transact(home, prov, project_evidence(pending), branch=branch, skip_if=fold_committed(fold_id))
             if result:
                 results.append(result)
+        results += _learn(home, state, pending, session)  # the learning loop: rule evidence
         session.update(lambda s: s.__setitem__("pending", None), create=False)
     final = session.read() or {}
     if final.get("ended") and not final.get("queue") and final.get("pending") is None and _agg_empty(final.get("agg")):
         _remove(session)
     return results
+
+
+def _learn(home: Home, state: dict, pending: dict, session: Session) -> list:
+    """Detections, suppressions and heuristic use of this session part (cogit/learn/rules.py)."""
+    from cogit.learn.rules import learn_from_session
+
+    return learn_from_session(home, session.read() or state, pending, _learning_branch(state), session, _prov, fold_committed)
 
 
 def _agg_empty(agg) -> bool:
@@ -195,7 +203,8 @@ def _add_evidence(state: State, evidence: dict) -> list[str]:
             continue  # forgotten since the digest was injected, or in the other scope
         if section == "heuristics":
             item["evidence"] = int(item.get("evidence", 0)) + int(n)
-            item["updated_at"] = now_iso()
+            item["use_count"] = int(item.get("use_count", 0)) + 1  # praised after being shown: used
+            item["updated_at"] = item["last_used"] = now_iso()
             praised.append(hid)
     return praised
 
@@ -244,6 +253,9 @@ def fold(session_state: dict, pending: dict):
         what = "ended" if pending["final"] else "records so far"
         summary = f"Session {sid} {what}: {calls} tool calls ({failures} failed), {eng.get('total', 0)} prompts"
         body = f"Evidence for {', '.join(praised)} from praise." if praised else ""
+        from cogit.learn.rules import senses_line
+
+        body = "\n\n".join(x for x in (body, senses_line(agg, session_state)) if x)
         return Change(summary, body=body)
 
     return apply

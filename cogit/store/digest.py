@@ -34,15 +34,11 @@ def _items(state, section):
     return list((state.get(section) or {}).get("items") or [])
 
 
-def _ranked(state) -> dict[str, list[dict]]:
-    heur = sorted(_items(state, "heuristics"), key=lambda h: (-int(h.get("use_count", 0)), str(h.get("last_used") or "")), reverse=False)
-    learn = sorted(_items(state, "learnings"), key=lambda i: str(i.get("created_at", "")), reverse=True)
-    avoid = sorted(_items(state, "avoidances"), key=lambda i: str(i.get("created_at", "")), reverse=True)
-    rules = sorted(
-        _items(state, "rules"),
-        key=lambda r: (-float(r.get("confidence", 0)), -int(r.get("suppressions", 0))),
-    )
-    return {"heuristics": heur, "learnings": learn, "avoidances": avoid, "rules": rules}
+def _ranked(state, config=None) -> dict[str, list[dict]]:
+    """Each section by its documented score (cogit/learn/rank.py), never by file order."""
+    from cogit.learn import rank
+
+    return {s: rank.ranked(s, _items(state, s), config=config) for s in ("heuristics", "learnings", "avoidances", "rules")}
 
 
 def _line(section: str, item: dict) -> str:
@@ -52,8 +48,12 @@ def _line(section: str, item: dict) -> str:
     if section == "learnings":
         return f"• [{item.get('category', 'insight')}] {text} [{item['id']}]"
     if section == "rules":
-        s = int(item.get("suppressions", 0))
-        return f"• {text} [{item['id']}]" + (f" (suppressed {s} failures)" if s else "")
+        import time
+
+        from cogit.learn import ledger
+
+        c = ledger.of_item(item, time.time())
+        return f"• {text} [{item['id']}] (confidence {c:.0%})"
     return f"• {text} [{item['id']}]"
 
 
@@ -80,8 +80,12 @@ def compile_text(scopes: list[tuple[str, dict]], config) -> dict:
             focus_current = str(focus["current"])
             priorities = [str(p) for p in focus.get("priorities") or []]
     for name, state in reversed(scopes):  # the project first: it wins the space
-        for section, items in _ranked(state).items():
+        for section, items in _ranked(state, config).items():
             merged[section] += [dict(i, _scope=name) for i in items]
+    from cogit.learn import rank  # the rotating slot: every item gets its turn
+
+    turn = sum(int(((s.get("tools") or {}).get("sessions")) or 0) for _, s in scopes)
+    merged = {section: rank.rotate(items, int(per.get(section, 5)), turn) for section, items in merged.items()}
     head = [OPEN]
     if focus_current:
         head.append(f"Focus: {' '.join(focus_current.split())}")

@@ -158,6 +158,11 @@ def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN):
     try:
         target = git.resolve(repo, rev, branch)
         info = git.info(repo, target)
+        _, _, tr = parse(info.message)
+        if tr.get("Cogit-Rule") and (tr.get("Cogit-Event") in ("rule.detect", "rule.suppress") or tr.get("Cogit-Reverts")):
+            from cogit.learn.rules import revert_evidence  # evidence is a ledger entry (cogit/learn/ledger.py)
+
+            return revert_evidence(home, target, _entry(info).summary, tr["Cogit-Rule"], prov, branch)
         if not info.parents:
             raise CogitError("that is the commit that created memory; it cannot be reverted",
                              hint="Use `cogit forget ID` to remove single items.")

@@ -118,14 +118,10 @@ def _sort_key_oldest(item) -> tuple:
 
 def _prune_order(section: str):
     """Which item goes first when a section is over its cap (earliest in the sorted list)."""
-    if section == "heuristics":
-        return lambda i: (int(i.get("use_count", 0)), str(i.get("last_used") or ""), *_sort_key_oldest(i))
-    if section == "rules":
-        return lambda i: (
-            int(i.get("suppressions", 0)) + int(i.get("detections", 0)),
-            str(i.get("last_detected") or ""),
-            *_sort_key_oldest(i),
-        )
+    if section in ("heuristics", "rules"):
+        from cogit.learn.rank import prune_key  # lowest score first, never the best-proven
+
+        return prune_key(section)
     return _sort_key_oldest
 
 

@@ -1,0 +1,153 @@
+"""A rule's ledger and its confidence: derived from history, never a stored float.
+
+Every detection and suppression is a commit (`Cogit-Event: rule.detect` / `rule.suppress`,
+`Cogit-Rule: ID`, `Cogit-Session: ID`). The ledger of a rule is the list of those commits
+reachable from its branch's head, minus the ones a reachable `cogit revert` undid (a
+revert that was itself reverted counts again).
+
+Confidence, with D detections, S suppressions, E = D + S, and d days since the newest
+evidence (the rule's creation if it has none):
+
+    confidence = (E + 1) / (E + 3)
+    if d > dormant_days:  confidence *= 0.5 ** ((d - dormant_days) / half_life_days)
+
+Both kinds of evidence count: a detection says the failure is real, a suppression says
+the rule, when shown, kept it away (the seesaw fix: success must not look like staleness).
+A rule starts at 1/3 (a prior: a person's rule with no evidence yet is shown and can earn
+it); E=1 gives 0.50, 2 gives 0.60, 4 gives 0.71, 8 gives 0.82, and it tends to 1. Nothing decays while the
+rule is active; after `dormant_days` (60) without evidence it halves every
+`half_life_days` (60). A rule below `min_confidence` (0.2) leaves the digest, never the
+history. All three are config `learning.rule_dormant_days`, `rule_half_life_days`,
+`rule_min_confidence`.
+
+rules.yaml keeps `detections`, `suppressions`, `last_detected`, `last_suppressed` as a
+cache of the ledger so the digest compiles without walking history; every evidence
+commit and every revert of one rewrites them from the ledger.
+"""
+
+from __future__ import annotations
+
+import calendar
+import time
+from dataclasses import dataclass
+
+DETECT = "rule.detect"
+SUPPRESS = "rule.suppress"
+EVENTS = (DETECT, SUPPRESS)
+DEFAULTS = {"rule_dormant_days": 60.0, "rule_half_life_days": 60.0, "rule_min_confidence": 0.2}
+DAY = 86400.0
+
+
+@dataclass
+class Evidence:
+    kind: str  # "detect" or "suppress"
+    rule: str
+    session: str
+    sha: str
+    time: int
+    injected: bool
+    summary: str = ""
+
+
+def settings(config: dict | None) -> dict:
+    learning = (config or {}).get("learning") or {}
+    return {k: float(learning.get(k, v)) for k, v in DEFAULTS.items()}
+
+
+def confidence(evidence: int, last_time: float | None, now: float, config: dict | None = None) -> float:
+    """The documented formula (see the module docstring)."""
+    s = settings(config)
+    evidence = max(0, int(evidence))
+    value = (evidence + 1.0) / (evidence + 3.0)
+    if last_time is not None:
+        days = (now - last_time) / DAY
+        if days > s["rule_dormant_days"]:
+            value *= 0.5 ** ((days - s["rule_dormant_days"]) / max(s["rule_half_life_days"], 1e-9))
+    return round(value, 4)
+
+
+def parse_time(text) -> float | None:
+    if not text:
+        return None
+    try:
+        return float(calendar.timegm(time.strptime(str(text)[:19], "%Y-%m-%dT%H:%M:%S")))
+    except ValueError:
+        return None
+
+
+def of_item(rule: dict, now: float, config: dict | None = None) -> float:
+    """Confidence from the ledger cache in rules.yaml (what the digest uses)."""
+    e = int(rule.get("detections", 0)) + int(rule.get("suppressions", 0))
+    times = [t for t in (parse_time(rule.get("last_detected")), parse_time(rule.get("last_suppressed"))) if t]
+    last = max(times) if times else parse_time(rule.get("created_at"))
+    return confidence(e, last, now, config)
+
+
+def read(repo, branch: str, also_reverted: str | None = None) -> dict[str, list[Evidence]]:
+    """rule id -> its evidence, oldest first, from the history of `branch`.
+
+    `also_reverted`: a commit to count as reverted (the revert being committed right now)."""
+    from cogit.store import repo as git
+    from cogit.store.provenance import parse
+
+    found: list[Evidence] = []
+    reverts: dict[str, list[str]] = {}
+    for info in git.walk(repo, git.head(repo, branch)):
+        msg = info.message
+        if "Cogit-Rule: " not in msg and "Cogit-Reverts: " not in msg:
+            continue
+        summary, _, trailers = parse(msg)
+        target = trailers.get("Cogit-Reverts")
+        if target:
+            reverts.setdefault(target, []).append(info.sha)
+        event = trailers.get("Cogit-Event")
+        if event in EVENTS and trailers.get("Cogit-Rule"):
+            found.append(Evidence("detect" if event == DETECT else "suppress", trailers["Cogit-Rule"],
+                                  trailers.get("Cogit-Session", "-"), info.sha, info.time,
+                                  trailers.get("Cogit-Injected") == "yes", summary))
+    if also_reverted:
+        reverts.setdefault(also_reverted, []).append("(this revert)")
+    memo: dict[str, bool] = {}
+
+    def undone(sha: str, depth: int = 0) -> bool:
+        if sha not in memo:
+            memo[sha] = depth < 50 and any(not undone(r, depth + 1) for r in reverts.get(sha, []))
+        return memo[sha]
+
+    out: dict[str, list[Evidence]] = {}
+    for ev in sorted(reversed(found), key=lambda e: e.time):  # oldest first, stable within a second
+        if not undone(ev.sha):
+            out.setdefault(ev.rule, []).append(ev)
+    return out
+
+
+def cache_fields(entries: list[Evidence]) -> dict:
+    """The rules.yaml cache of a ledger."""
+    from cogit.store.state import now_iso
+
+    det = [e for e in entries if e.kind == "detect"]
+    sup = [e for e in entries if e.kind == "suppress"]
+    return {
+        "detections": len(det),
+        "suppressions": len(sup),
+        "last_detected": now_iso(det[-1].time) if det else None,
+        "last_suppressed": now_iso(sup[-1].time) if sup else None,
+    }
+
+
+def history(entries: list[Evidence], created: float | None, now: float, config: dict | None = None) -> list[tuple[float, float]]:
+    """(time, confidence) after each piece of evidence, then now: the rule's confidence over time."""
+    points = []
+    if created is not None:
+        points.append((created, confidence(0, created, created, config)))
+    for n, ev in enumerate(entries, 1):
+        points.append((float(ev.time), confidence(n, ev.time, ev.time, config)))
+    points.append((now, confidence(len(entries), entries[-1].time if entries else created, now, config)))
+    return points
+
+
+BARS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: list[float]) -> str:
+    return "".join(BARS[min(len(BARS) - 1, int(max(0.0, min(1.0, v)) * len(BARS)))] for v in values)
