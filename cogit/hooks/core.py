@@ -173,6 +173,7 @@ def on_prompt(event, session, cfg, home_root, timeout):
                 agg["evidence"][hid] = agg["evidence"].get(hid, 0) + 1
             agg["feedback"] = (agg.get("feedback") or [])[-(MAX_FEEDBACK - 1):] + [prompt[:200]]
         if learning:
+            _know_project(state, event, cfg)
             state["queue_seq"] = state.get("queue_seq", 0) + 1
             state["_durable"] = True  # fsync: the model is told "noted" only once it is on disk
             state["queue"].append(
@@ -194,6 +195,15 @@ def on_prompt(event, session, cfg, home_root, timeout):
         spawn_finalize(home_root, session.id)
         return f'cogit: noted for memory as a feedback learning: "{learning}"'
     return None
+
+
+def _know_project(state, event, cfg):
+    """A part that began without SessionStart (hooks installed mid-session, or a session
+    back after its records were folded) still learns into its project."""
+    if state.get("project") is None and event.get("cwd"):
+        from cogit.scope import project_of
+
+        state["project"] = project_of(event["cwd"], cfg.get("projects", {}).get("overrides"))
 
 
 def _senses_prompt(state, prompt, now, home_root):
@@ -259,6 +269,8 @@ def on_post_tool(event, session, cfg, home_root, timeout):
             state["n_records"] = state.get("n_records", 0) + 1
             session.append_call({"n": state["n_calls"], "t": round(now, 3), "tool": tool, "ok": ok, "ms": ms})
         out["text"], learnings = _sense(state, event, cfg, home_root, now, ms)
+        if learnings:
+            _know_project(state, event, cfg)
         for learned in learnings:
             state["queue_seq"] = state.get("queue_seq", 0) + 1
             state["queue"].append(dict(learned, qid=state["queue_seq"], fold=f"{fold_prefix(state)}:q{state['queue_seq']}",
