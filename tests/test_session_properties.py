@@ -66,21 +66,18 @@ class Sessions(RuleBasedStateMachine):
     def start(self, sid, source):
         self.hook("SessionStart", sid, source=source)
 
-    @rule(sid=st.sampled_from(SESSIONS), remember=st.booleans())
-    def prompt(self, sid, remember):
+    @rule(sid=st.sampled_from(SESSIONS), kind=st.sampled_from(["remember", "prompt", "tool", "failure"]))
+    def act(self, sid, kind):
+        """A turn of the session: a prompt (asking to remember, or not) or a tool call."""
         self.n += 1
-        if remember:
+        if kind == "remember":
             lesson = f"lesson {self.n} of {sid[:4]}"
             said = self.hook("UserPromptSubmit", sid, prompt=f"Remember this: {lesson}")
             assert said == f'cogit: noted for memory as a feedback learning: "{lesson}"'
             self.acknowledged.append(lesson)
-        else:
+        elif kind == "prompt":
             assert self.hook("UserPromptSubmit", sid, prompt="please look at the parser and tell me what it does") is None
-
-    @rule(sid=st.sampled_from(SESSIONS), ok=st.booleans())
-    def tool(self, sid, ok):
-        self.n += 1
-        if ok:
+        elif kind == "tool":
             self.hook("PostToolUse", sid, tool_name="Read", tool_input={"file_path": f"{self.project}/f{self.n}.py"},
                       tool_response={"type": "text", "file": {"content": "x"}}, tool_use_id=f"t{self.n}", duration_ms=2)
             self.calls["Read"] += 1
@@ -150,6 +147,6 @@ def test_sessions_against_a_model(tmp_path):
     run_state_machine_as_test(
         # No shrinking: each step is a subprocess and shrinking a failure took minutes;
         # the failing steps are printed as they ran.
-        Sessions, settings=settings(max_examples=8, stateful_step_count=12, deadline=None,
+        Sessions, settings=settings(max_examples=6, stateful_step_count=20, deadline=None,
                                     phases=[Phase.explicit, Phase.reuse, Phase.generate])
     )
