@@ -24,7 +24,7 @@ from cogit.redact import redact, redact_tree
 from cogit.store import repo as git
 from cogit.store import loader, schema, yamlio
 from cogit.store.provenance import Provenance, message
-from cogit.store.state import SINGULAR, apply_caps, default_doc, filename, section_of_file, template_text
+from cogit.store.state import SINGULAR, apply_caps, default_doc, filename, now_iso, section_of_file, template_text
 from cogit.store.schema import SECTIONS
 
 
@@ -96,6 +96,9 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         return None
     # Settings rule from main: a project's config.yaml is there only for uniformity.
     pruned = apply_caps(state, state.get("config") if branch == git.MAIN else main_config(repo))
+    # Every change of an item carries its time, whatever made it (a command, a hand
+    # edit, a revert); a merge keeps the latest of both sides' times (see merge.py).
+    stamp = None if extra_parents else now_iso()
     changed = [s for s in SECTIONS if s in state.raw or yamlio.plain(state[s]) != before[s]]
     redactions = [0]
     files: dict[str, bytes | None] = {}
@@ -106,12 +109,15 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
             rt = schema.parse(section, data, name)
             count = [0]
             redact_tree(rt, count)
-            if count[0]:
+            stamped = stamp and stamp_changes(rt, before[section], stamp)
+            if count[0] or stamped:
                 data = yamlio.dump(rt).encode()
                 redactions[0] += count[0]
             doc = yamlio.plain(rt)
         else:
             redact_tree(state[section], redactions)
+            if stamp:
+                stamp_changes(state[section], before[section], stamp)
             schema.check_changed(section, state[section], before[section], name)
             doc = yamlio.plain(state[section])
             data = _serialize(section, old_files.get(name), before[section], doc, old_blobs.get(name))
@@ -155,6 +161,33 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
 
     digest.refresh(home, repo, branch, {branch: state})
     return WriteResult(sha, change.summary, sorted(section_of_file(n) for n in files), pruned, redactions[0])
+
+
+def stamp_changes(doc, before, stamp: str) -> bool:
+    """Set `updated_at` of every item (and of a document that has one, like focus) whose
+    content changed while its `updated_at` did not; returns whether any was set."""
+    if not isinstance(doc, dict) or not isinstance(before, dict):
+        return False
+
+    def content(d):
+        return {k: v for k, v in yamlio.plain(d).items() if k != "updated_at"} if isinstance(d, dict) else d
+
+    done = False
+    if "updated_at" in doc and doc.get("updated_at") == before.get("updated_at"):
+        if {k: v for k, v in content(doc).items() if k != "items"} != {k: v for k, v in content(before).items() if k != "items"}:
+            doc["updated_at"] = stamp
+            done = True
+    items = doc.get("items")
+    if isinstance(items, list):
+        old = {i.get("id"): i for i in before.get("items") or [] if isinstance(i, dict)}
+        for item in items:
+            prev = old.get(item.get("id")) if isinstance(item, dict) else None
+            if prev is None or item.get("updated_at") != prev.get("updated_at"):
+                continue  # new, or its time was set by whoever changed it
+            if content(item) != content(prev):
+                item["updated_at"] = stamp
+                done = True
+    return done
 
 
 def main_config(repo):
