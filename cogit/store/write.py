@@ -118,7 +118,12 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
             redact_tree(state[section], redactions)
             if stamp:
                 stamp_changes(state[section], before[section], stamp)
-            schema.check_changed(section, state[section], before[section], name)
+            try:
+                schema.check_changed(section, state[section], before[section], name)
+            except InvalidState as e:
+                # A command's own change (not a hand edit): advise fixing the command's input.
+                raise InvalidState(short_message(e.message),
+                                   hint="Nothing was written. Shorten or fix the value you gave and run the command again.") from None
             doc = yamlio.plain(state[section])
             data = _serialize(section, old_files.get(name), before[section], doc, old_blobs.get(name))
         if old_files.get(name) != data:
@@ -161,6 +166,17 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
 
     digest.refresh(home, repo, branch, {branch: state})
     return WriteResult(sha, change.summary, sorted(section_of_file(n) for n in files), pruned, redactions[0])
+
+
+def short_message(text: str, limit: int = 80) -> str:
+    """A validation message that quotes at most an excerpt of each value it quotes."""
+    import re
+
+    def cut(m):
+        value = m.group(1)
+        return f"'{value[:limit]}…' ({len(value):,} characters)" if len(value) > limit else m.group(0)
+
+    return re.sub(r"'((?:[^'\\]|\\.){%d,})'" % (limit + 1), cut, text, flags=re.S)
 
 
 def stamp_changes(doc, before, stamp: str) -> bool:
