@@ -22,13 +22,56 @@ class Finding:
     status: str  # "ok", "warn", "fail", "fixed"
     detail: str
     hint: str = ""
+    extra: dict | None = None  # machine-readable facts for --json (e.g. the unstored item's fold id)
 
     def to_json(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        out.update(out.pop("extra") or {})
+        return out
 
 
 def doctor(home: Home, claude_project: str | None = None, fix: bool = False) -> list[Finding]:
-    return [*check_memory(home, fix), *check_hooks(claude_project, fix)]
+    findings = [*check_memory(home, fix), *check_hooks(claude_project, fix)]
+    if (home.memory / ".git").exists():
+        findings += check_sessions(home)
+    return findings
+
+
+def check_sessions(home: Home) -> list[Finding]:
+    """Queued items the store refused (kept in runtime/unstored/ by `cogit finalize`, never
+    dropped), and sessions whose records are not in memory yet."""
+    import json
+
+    from cogit.learn.drain import unstored_dir
+    from cogit.store.status import unsaved_sessions
+
+    out = []
+    folder = unstored_dir(home)
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            record = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError) as e:
+            record = {"reason": f"unreadable record: {e}"}
+        text = str(record.get("text") or "")
+        out.append(Finding(
+            "sessions", "fail",
+            f"a queued {record.get('kind', 'item')} could not be stored ({record.get('fold', '?')}): {record.get('reason')}; "
+            f"text: \"{excerpt(text)}\" ({len(text)} characters)",
+            f"Add a fixed version with `cogit add learning TEXT`, then delete {path}.",
+            extra={"fold": record.get("fold"), "file": str(path)},
+        ))
+    unsaved = unsaved_sessions(home)
+    if unsaved:
+        out.append(Finding("sessions", "warn", f"{unsaved} session(s) have records not yet in memory",
+                           "They are folded when they end or go silent; `cogit finalize` folds ended ones now."))
+    if not out:
+        out.append(Finding("sessions", "ok", "every session's records are in memory"))
+    return out
+
+
+def excerpt(text, limit: int = 80) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def check_memory(home: Home, fix: bool) -> list[Finding]:

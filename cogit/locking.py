@@ -28,22 +28,42 @@ class file_lock:  # noqa: N801 - used like a function: `with file_lock(path, tim
         self.fd = -1
 
     def __enter__(self) -> "file_lock":
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + self.timeout
         delay = 0.001
         while True:
+            fd = self._open()
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        os.close(fd)
+                        raise LockTimeout(self.path) from None
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.05)
+            # The holder we waited for may have removed the lock file (a finished
+            # session's folder is deleted under its own lock): a lock on an unlinked
+            # file guards nothing, so take the one now at the path instead.
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    raise LockTimeout(self.path) from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
-        self.fd = fd
-        return self
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                self.fd = fd
+                return self
+            os.close(fd)
+            if time.monotonic() >= deadline:
+                raise LockTimeout(self.path)
+
+    def _open(self) -> int:
+        for _ in range(20):  # the folder can vanish between makedirs and open
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            try:
+                return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            except FileNotFoundError:
+                continue
+        raise LockTimeout(self.path)
 
     def __exit__(self, *exc) -> bool:
         try:

@@ -19,6 +19,10 @@ def new_state(session_id: str, agent: str) -> dict:
     now = time.time()
     return {
         "session_id": session_id,
+        # One "part" of the session: from the event that created this file to the fold
+        # that removes it. A resumed session keeps its id, so its fold ids carry the
+        # part too (`<session>:<part>:f1`) and never repeat ones already committed.
+        "part": new_part(),
         "agent": agent,
         "started_at": now,
         "last_event_at": now,
@@ -38,6 +42,17 @@ def new_state(session_id: str, agent: str) -> dict:
         "senses": {},
         "pre": {},
     }
+
+
+def new_part() -> str:
+    return f"{int(time.time()):x}{os.urandom(3).hex()}"
+
+
+def fold_prefix(state: dict) -> str:
+    """`<session>:<part>`, the stem of every fold id of this part (no part: older state)."""
+    sid = str(state.get("session_id") or "-")
+    part = state.get("part")
+    return f"{sid}:{part}" if part else sid
 
 
 def empty_agg() -> dict:
@@ -85,8 +100,35 @@ class Session:
                     return None
                 state = new_state(self.id, agent)
             result = fn(state)
-            write_json(self.state_path, state)
+            write_json(self.state_path, state, durable=bool(state.pop("_durable", False)))
             return result
+
+    def remove_if(self, pred, timeout: float = 2.0, missing: bool = False) -> bool:
+        """Delete the session's folder if pred(state) holds, decided under the session lock.
+
+        `missing`: the folder may have no state file (pred then gets None). A hook that
+        was waiting for the lock finds its lock file gone and starts a new one (see
+        locking.file_lock): nothing it writes lands in a deleted folder."""
+        if not (missing and os.path.isdir(self.dir)) and not self.exists():
+            return False
+        with file_lock(self.lock_path, timeout):
+            try:
+                state = self.read()
+            except ValueError:
+                state = None
+            if (state is None and not missing) or not pred(state):
+                return False
+            names = sorted(os.listdir(self.dir), key=lambda n: (n == "state.json", n.endswith("lock")))
+            for name in names:  # state.json and the locks last: a crash leaves a usable state
+                try:
+                    os.unlink(os.path.join(self.dir, name))
+                except OSError:
+                    pass
+            try:
+                os.rmdir(self.dir)
+            except OSError:
+                pass
+            return True
 
     def append_call(self, record: dict) -> None:
         line = jsonio.dumps(record) + "\n"
@@ -98,11 +140,14 @@ class Session:
             os.close(fd)
 
 
-def write_json(path: str, value) -> None:
+def write_json(path: str, value, durable: bool = False) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with open(fd, "w", encoding="utf-8") as f:
         f.write(jsonio.dumps(value))
+        if durable:  # what the model is told was noted survives a power cut
+            f.flush()
+            os.fsync(f.fileno())
     os.replace(tmp, path)
 
 

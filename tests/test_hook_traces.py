@@ -42,6 +42,9 @@ def test_trace_through_the_hook_entrypoint(initialized, tmp_path, path):
         proc = c.hook(event, payload)
         assert proc.returncode == 0 and proc.err == "", (index, proc.err)
         expect = step.get("expect") or []
+        if event == "SessionStart" and not expect:  # the digest, not a sense: empty memory says so in one line
+            assert "cogit memory is active and empty so far" in json.loads(proc.out)["hookSpecificOutput"]["additionalContext"]
+            continue
         if not expect:
             assert proc.out == "", f"step {index}: expected silence, got {proc.out}"
             continue

@@ -82,7 +82,7 @@ def test_digest_budget_says_what_was_cut(initialized):
         c.run("add", "learning", f"learning number {n} with enough words to take some room in the digest")
     text = json.loads(c.hook("SessionStart", payload("SessionStart", source="startup")).out)["hookSpecificOutput"]["additionalContext"]
     assert len(text) <= 600
-    assert "(Not shown to fit the budget or quotas:" in text and "learnings. See them with `cogit show`.)" in text
+    assert "(Not shown to fit the budget:" in text and "learnings. See them with `cogit show`.)" in text
     info = c.json("status")["digest"]
     assert info["cut"]["learnings"] > 0 and info["tokens"] == (info["chars"] + 3) // 4
 

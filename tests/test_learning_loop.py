@@ -183,7 +183,10 @@ PROGRAMS = ["ruff", "mypy", "black", "tox", "nox", "make"]
 
 def _heuristic_setup(c, quota=3):
     cfg = c.home / "memory" / "config.yaml"
-    cfg.write_text(cfg.read_text().replace("  heuristics: 5\n", f"  heuristics: {quota}\n"))
+    # Room for exactly `quota` of these lines: the budget, not a count, is what cuts the rest
+    # (sections share the budget by rank), and the floor's last slot rotates.
+    text = cfg.read_text().replace("  heuristics: 5\n", f"  heuristics: {quota}\n")
+    cfg.write_text(text.replace("max_chars: 2000", "max_chars: 410"))
     c.run("commit", "-m", "Heuristic quota")
     for p in PROGRAMS:
         c.run("add", "heuristic", f"Run {p} before committing")

@@ -149,11 +149,12 @@ def test_both_changed_newer_wins_and_conflict_recorded():
     r = merge_states(base, ours, theirs)
     assert r.state["learnings"]["items"][0]["text"] == "ours"
     assert r.state["learnings"]["items"][0]["updated_at"] == T2
-    assert r.conflicts == [FieldConflict("learnings", "l-0001", "text", "ours", "theirs", "ours")]
+    why = f"kept the newer change: updated_at {T2} against {T1}"
+    assert r.conflicts == [FieldConflict("learnings", "l-0001", "text", "ours", "theirs", "ours", why)]
     flipped = merge_states(base, theirs, ours)
     assert flipped.state == r.state
     assert flipped.conflicts == [
-        FieldConflict("learnings", "l-0001", "text", "ours", "theirs", "theirs")]
+        FieldConflict("learnings", "l-0001", "text", "ours", "theirs", "theirs", why)]
 
 
 def test_both_changed_at_same_time_breaks_tie_symmetrically():
@@ -164,6 +165,7 @@ def test_both_changed_at_same_time_breaks_tie_symmetrically():
     assert r.state["learnings"]["items"][0]["text"] in ("aaa", "bbb")
     (c,) = r.conflicts
     assert {c.kept, c.other} == {"aaa", "bbb"}
+    assert c.reason.startswith(f"no side is newer (updated_at {T1} on both sides)")  # never "newer kept"
 
 
 def test_both_changed_to_same_value_is_not_a_conflict():

@@ -51,7 +51,7 @@ def _report(report, quiet: bool, as_json: bool) -> None:
         line += f" ({r.commits} commit(s) from {report.remote})" if r.commits else ""
         line += f" [{(r.new or '')[:10]}]"
         if r.conflicts:
-            line += f"; {len(r.conflicts)} field(s) changed on both sides, newer kept (`cogit conflicts`)"
+            line += f"; {len(r.conflicts)} field(s) changed on both sides (`cogit conflicts` says which value was kept and why)"
         click.echo(line)
         for section, item in r.pruned:
             click.echo(f"  pruned by cap after the merge: {section} {item.get('id')} {item.get('text', '')!r}")
@@ -190,6 +190,8 @@ def conflicts(obj, project, limit, as_json) -> None:
         for c in m.conflicts:
             where = f"{c['section']} {c['item']}" if c.get("item") else c["section"]
             click.echo(f"  {where} {c['field']}: kept {_short(c['kept'])} ({c['kept_side']}), other {_short(c['other'])}")
+            if c.get("reason"):
+                click.echo(f"    {c['reason']}")
 
 
 def _short(value) -> str:

@@ -13,7 +13,7 @@ import os
 import sys
 import time
 
-from cogit.runtime import Session, list_sessions
+from cogit.runtime import Session, fold_prefix, list_sessions
 
 _SETTINGS: dict = {}
 MAX_PRE = 64
@@ -114,6 +114,8 @@ def on_session_start(event, session, cfg, home_root, timeout):
         _touch(state, event)
         state["ended"] = False
         state["project"] = project
+        if "starts_session" not in state:  # counted in tools.sessions: a new session, not a resumed one
+            state["starts_session"] = (event.get("source") or "startup") not in ("resume", "compact")
         if event.get("model"):
             state["model"] = event["model"]
         if text:
@@ -132,8 +134,8 @@ def on_session_start(event, session, cfg, home_root, timeout):
             state["in_play"] = heuristic_ids(digest["text"])
 
     session.update(update, agent=event["agent"], timeout=timeout)
-    others = [s for s in list_sessions(os.path.dirname(session.dir)) if s != os.path.basename(session.dir)]
-    if stale or others or digest is None:
+    stale_minutes = float((cfg.get("hooks") or {}).get("session_stale_minutes", 30))
+    if stale or digest is None or _abandoned(os.path.dirname(session.dir), session.dir, stale_minutes):
         spawn_finalize(home_root, None)
     sync = cfg.get("sync") or {}
     if sync.get("auto"):
@@ -148,6 +150,11 @@ def on_prompt(event, session, cfg, home_root, timeout):
 
     prompt = event.get("prompt") or ""
     learning = prompts.explicit_request(prompt)
+    if learning:
+        # Queued (and echoed) as it will be stored: secrets already replaced.
+        from cogit.redact import redact
+
+        learning = redact(learning)[0]
     praised = prompts.praise(prompt)
     allow = frozenset((cfg.get("redaction") or {}).get("allowlist") or ())
     if learning or praised:
@@ -177,10 +184,13 @@ def on_prompt(event, session, cfg, home_root, timeout):
                 agg["evidence"][hid] = agg["evidence"].get(hid, 0) + 1
             agg["feedback"] = (agg.get("feedback") or [])[-(MAX_FEEDBACK - 1):] + [feedback]
         if learning:
+            _know_project(state, event, cfg)
             state["queue_seq"] = state.get("queue_seq", 0) + 1
+            state["_durable"] = True  # fsync: the model is told "noted" only once it is on disk
             state["queue"].append(
                 {
                     "qid": state["queue_seq"],
+                    "fold": f"{fold_prefix(state)}:q{state['queue_seq']}",
                     "kind": "learning",
                     "text": learning,
                     "category": "feedback",
@@ -197,6 +207,15 @@ def on_prompt(event, session, cfg, home_root, timeout):
         spawn_finalize(home_root, session.id)
         return f'cogit: noted for memory as a feedback learning: "{learning}"'
     return None
+
+
+def _know_project(state, event, cfg):
+    """A part that began without SessionStart (hooks installed mid-session, or a session
+    back after its records were folded) still learns into its project."""
+    if state.get("project") is None and event.get("cwd"):
+        from cogit.scope import project_of
+
+        state["project"] = project_of(event["cwd"], cfg.get("projects", {}).get("overrides"))
 
 
 def _senses_prompt(state, prompt, now, home_root):
@@ -266,9 +285,12 @@ def on_post_tool(event, session, cfg, home_root, timeout):
             state["n_records"] = state.get("n_records", 0) + 1
             session.append_call({"n": state["n_calls"], "t": round(now, 3), "tool": tool, "ok": ok, "ms": ms})
         out["text"], learnings = _sense(state, event, cfg, home_root, now, ms)
+        if learnings:
+            _know_project(state, event, cfg)
         for learned in learnings:
             state["queue_seq"] = state.get("queue_seq", 0) + 1
-            state["queue"].append(dict(learned, qid=state["queue_seq"], kind="learning", trigger="nociception", t=now))
+            state["queue"].append(dict(learned, qid=state["queue_seq"], fold=f"{fold_prefix(state)}:q{state['queue_seq']}",
+                                       kind="learning", trigger="nociception", t=now))
         out["queued"] = bool(learnings)
 
     session.update(update, agent=event["agent"], timeout=timeout)
@@ -346,6 +368,24 @@ def on_session_end(event, session, cfg, home_root, timeout):
     session.update(update, agent=event["agent"], timeout=timeout)
     spawn_finalize(home_root, session.id, sync=bool((cfg.get("sync") or {}).get("auto")))
     return None
+
+
+def _abandoned(sessions_dir: str, own: str, stale_minutes: float) -> bool:
+    """Another session's records wait for a fold: silent longer than the stale time
+    (a killed agent). Live sessions touch their state on every event; ended ones
+    start their own finalize."""
+    limit = time.time() - stale_minutes * 60
+    for name in list_sessions(sessions_dir):
+        path = os.path.join(sessions_dir, name)
+        if path == own:
+            continue
+        try:
+            if os.stat(os.path.join(path, "state.json")).st_mtime <= limit:
+                return True
+        except OSError:
+            if os.path.isdir(path):
+                return True  # a folder without state: leftovers to clean up
+    return False
 
 
 def with_time(text: str) -> str:

@@ -10,11 +10,13 @@ between the commit and the bookkeeping never counts anything twice.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
+from cogit.errors import CogitError, Locked
 from cogit.locking import LockTimeout, file_lock
 from cogit.paths import Home
-from cogit.runtime import Session, empty_agg, list_sessions
+from cogit.runtime import Session, empty_agg, fold_prefix, list_sessions
 from cogit.store import repo as git
 from cogit.store.memory import add_item
 from cogit.store.provenance import Provenance
@@ -57,27 +59,25 @@ def finalize(home: Home, session_id: str | None = None, stale_minutes: float | N
     results = []
     for name in names:
         session = Session(str(home.sessions), name)
-        if not session.exists():
-            _cleanup(session)
+        if not os.path.isdir(session.dir):
             continue
         try:
             with file_lock(os.path.join(session.dir, "finalize.lock"), 60):
-                results += _finalize_one(home, session, stale_minutes)
+                if session.exists():
+                    results += _finalize_one(home, session, stale_minutes)
+                else:
+                    _cleanup(session)
         except LockTimeout:
             continue
-        if not session.exists():
-            _cleanup(session)
     return results
 
 
 def _cleanup(session: Session) -> None:
-    """A finished session leaves nothing behind (only lock files can remain)."""
+    """A folder without state (a crash between mkdir and the first write, or an old
+    leftover) is removed, under the session lock so a hook creating it is not hurt."""
     try:
-        for name in os.listdir(session.dir):
-            if name.endswith("lock"):
-                os.unlink(os.path.join(session.dir, name))
-        os.rmdir(session.dir)
-    except OSError:
+        session.remove_if(lambda state: state is None, missing=True)
+    except (OSError, LockTimeout):
         pass
 
 
@@ -107,34 +107,55 @@ def _learning_branch(state: dict) -> str:
 def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> list:
     results = []
     state = session.read() or {}
-    # 1. Queued memory changes, one commit each, in order.
+    part = state.get("part")
+    # 1. Queued memory changes, one commit each, in order. Each keeps the fold id it was
+    # queued with, so a crash after its commit never adds it twice.
     for item in list(state.get("queue") or []):
-        fold_id = f"{state['session_id']}:q{item['qid']}"
-        prov = _prov(state, "learning.add", trigger=item.get("trigger"), evidence=item.get("evidence") or item.get("context"))
-        prov.extra["Cogit-Fold"] = fold_id
-        apply = add_item("learnings", item["text"], category=item.get("category") or "insight",
-                         context=item.get("context"), source="hook")
-        result = transact(home, prov, apply, branch=_learning_branch(state), skip_if=fold_committed(fold_id))
+        fold_id = item.get("fold") or f"{fold_prefix(state)}:q{item['qid']}"
+        try:
+            prov = _prov(state, "learning.add", trigger=item.get("trigger"), evidence=item.get("evidence") or item.get("context"))
+            prov.extra["Cogit-Fold"] = fold_id
+            apply = add_item("learnings", item["text"], category=item.get("category") or "insight",
+                             context=item.get("context"), source="hook")
+            result = transact(home, prov, apply, branch=_learning_branch(state), skip_if=fold_committed(fold_id))
+        except Locked:
+            raise
+        except (CogitError, KeyError, TypeError, ValueError) as e:
+            _unstored(home, state, item, fold_id, e)
+            result = None
         if result:
             results.append(result)
-        session.update(lambda s: s.__setitem__("queue", [q for q in s["queue"] if q["qid"] != item["qid"]]), create=False)
+
+        def dequeue(s, qid=item["qid"]):
+            if s.get("part") == part:
+                s["queue"] = [q for q in s.get("queue") or [] if q.get("qid") != qid]
+
+        session.update(dequeue, create=False)
     # 2. The session's records, folded when it ended (or went silent: a killed agent).
     state = session.read() or {}
     if stale_minutes is None:
         stale_minutes = 30.0
-    idle = time.time() - float(state.get("last_event_at") or 0)
-    if not (state.get("ended") or idle >= stale_minutes * 60):
+
+    def over(s) -> bool:
+        idle = time.time() - float(s.get("last_event_at") or 0)
+        return bool(s.get("ended")) or idle >= stale_minutes * 60
+
+    if not over(state):
         return results
 
     def take(s):
-        if s.get("pending") is None:
+        if s.get("pending") is None and not _agg_empty(s.get("agg")):
             s["folds"] = s.get("folds", 0) + 1
-            s["pending"] = {"id": f"{s['session_id']}:f{s['folds']}", "agg": s["agg"],
-                            "receipts": s.get("receipts") or [], "final": bool(s.get("ended"))}
+            # tools.sessions counts sessions, not parts: a resumed part does not count again.
+            counts = bool(s.get("starts_session")) and not s.get("session_counted")
+            s["session_counted"] = bool(s.get("session_counted")) or counts
+            s["pending"] = {"id": f"{fold_prefix(s)}:f{s['folds']}", "agg": s["agg"],
+                            "receipts": s.get("receipts") or [], "final": bool(s.get("ended")), "session": counts}
             s["agg"] = empty_agg()
             s["receipts"] = []
         return s["pending"]
 
+    # A part with nothing to record (no prompt, no tool call) makes no commit.
     pending = session.update(take, create=False)
     if pending:
         result = transact(home, _fold_prov(state, pending), fold(state, pending), skip_if=fold_committed(pending["id"]))
@@ -151,9 +172,16 @@ def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> 
                 results.append(result)
         results += _learn(home, state, pending, session)  # the learning loop: rule evidence
         session.update(lambda s: s.__setitem__("pending", None), create=False)
-    final = session.read() or {}
-    if final.get("ended") and not final.get("queue") and final.get("pending") is None and _agg_empty(final.get("agg")):
-        _remove(session)
+
+    # 3. Everything is in memory: the part leaves nothing behind, ended or dead. Decided
+    # under the session lock, so an event that arrived meanwhile keeps the folder.
+    def done(s) -> bool:
+        return not s.get("queue") and s.get("pending") is None and _agg_empty(s.get("agg")) and over(s)
+
+    try:
+        session.remove_if(done)
+    except LockTimeout:
+        pass  # a hook holds it: the next finalize removes it
     return results
 
 
@@ -165,16 +193,33 @@ def _learn(home: Home, state: dict, pending: dict, session: Session) -> list:
 
 
 def _agg_empty(agg) -> bool:
-    return not agg or (not agg.get("tools") and not agg.get("prompts") and not agg.get("evidence"))
+    return not agg or (not agg.get("tools") and not agg.get("prompts") and not agg.get("evidence")
+                       and not (agg.get("engagement") or {}).get("total"))
 
 
-def _remove(session: Session) -> None:
-    for name in sorted(os.listdir(session.dir), key=lambda n: n == "state.json"):
-        if name != "finalize.lock":
-            try:
-                os.unlink(os.path.join(session.dir, name))
-            except OSError:
-                pass
+def unstored_dir(home: Home):
+    return home.runtime / "unstored"
+
+
+def _unstored(home: Home, state: dict, item: dict, fold_id: str, error: Exception) -> None:
+    """A queued item that cannot be committed is kept (and reported by `cogit doctor`),
+    never dropped in silence."""
+    import json
+
+    from cogit.paths import safe_name
+    from cogit.store.write import log_note
+
+    reason = (getattr(error, "message", None) or f"{type(error).__name__}: {error}")[:500]
+    record = {"fold": fold_id, "session": state.get("session_id"), "project": (state.get("project") or {}).get("name"),
+              "kind": item.get("kind") or "learning", "text": item.get("text"), "category": item.get("category"),
+              "trigger": item.get("trigger"), "queued_at": item.get("t"), "reason": reason}
+    folder = unstored_dir(home)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{safe_name(fold_id.replace(':', '_'))}.json"
+    git.write_atomic(path, json.dumps(record, ensure_ascii=False, indent=2).encode("utf-8"), durable=True)
+    note = f"could not store queued {record['kind']} {fold_id}: {reason}; kept in {path} (see `cogit doctor`)"
+    log_note(home, note)
+    print(f"cogit finalize: {note}", file=sys.stderr)
 
 
 def _fold_prov(state: dict, pending: dict) -> Provenance:
@@ -240,7 +285,7 @@ def fold(session_state: dict, pending: dict):
         for key, n in (agg.get("sequences") or {}).items():
             key = redact(str(key), allow)[0]
             tools["sequences"][key] = int(tools["sequences"].get(key, 0)) + int(n)
-        if pending["final"]:
+        if pending.get("session", pending["final"]):
             tools["sessions"] = int(tools.get("sessions", 0)) + 1
         eng = agg.get("engagement") or {}
         engagement = state["engagement"]

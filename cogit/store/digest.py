@@ -6,8 +6,9 @@ runtime/digest/, with the commit it was compiled from and a JSON snapshot of the
 settings the hooks need, so the hooks read it with the standard library alone.
 
 The digest has a budget in characters (config digest.max_chars, default 2000,
-about 500 tokens, never above 9000). When items do not fit, it says how many were
-cut and how to see them.
+about 500 tokens, never above 9000), shared by the sections by rank. When items do
+not fit, it says how many were cut and how to see them. An empty memory says, in
+one line, that memory is active and how the user adds to it.
 """
 
 from __future__ import annotations
@@ -65,24 +66,41 @@ HEADINGS = {
 }
 
 
+EMPTY = ('cogit memory is active and empty so far. The user adds to it by saying "remember this: ..." '
+         'in a prompt, or with `cogit add learning "..."` in a shell.')
+FOOTER_RESERVE = 140  # room kept for the "(Not shown ...)" line
+
+
+def _interleave(lists: list[list[dict]]) -> list[dict]:
+    """Rank by rank across scopes, the project's item first at each rank."""
+    out = []
+    for rank in range(max((len(x) for x in lists), default=0)):
+        out += [x[rank] for x in lists if rank < len(x)]
+    return out
+
+
 def compile_text(scopes: list[tuple[str, dict]], config) -> dict:
     """Compile the digest of one or more scopes (later scopes win: project over global).
+
+    Sections share the budget by rank: the best item of every section goes in first,
+    then the second of each, and so on, until nothing more fits, so the budget is
+    filled before anything is cut. `digest.<section>` (config) is a floor: that many
+    of a section's best items come before any section's extras.
 
     Returns {"text", "chars", "tokens", "cut": {section: n}, "shown": n}.
     """
     limit = budget(config) - TIME_RESERVE
     per = (config or {}).get("digest") or {}
     focus_current, priorities = "", []
-    merged: dict[str, list[dict]] = {k: [] for k in HEADINGS}
     for _, state in scopes:
         focus = state.get("focus") or {}
         if focus.get("current"):
             focus_current = str(focus["current"])
             priorities = [str(p) for p in focus.get("priorities") or []]
-    for name, state in reversed(scopes):  # the project first: it wins the space
-        for section, items in _ranked(state, config).items():
-            merged[section] += [dict(i, _scope=name) for i in items]
-    from cogit.learn import rank  # the rotating slot: every item gets its turn
+    ranked = [{s: [dict(i, _scope=name) for i in items] for s, items in _ranked(state, config).items()}
+              for name, state in reversed(scopes)]  # the project first
+    merged = {section: _interleave([r[section] for r in ranked]) for section in HEADINGS}
+    from cogit.learn import rank  # the rotating slot: every item gets its turn within the floor
 
     turn = sum(int(((s.get("tools") or {}).get("sessions")) or 0) for _, s in scopes)
     merged = {section: rank.rotate(items, int(per.get(section, 5)), turn) for section, items in merged.items()}
@@ -91,33 +109,36 @@ def compile_text(scopes: list[tuple[str, dict]], config) -> dict:
         head.append(f"Focus: {' '.join(focus_current.split())}")
     if priorities:
         head.append("Priorities: " + "; ".join(f"{i}. {p}" for i, p in enumerate(priorities, 1)))
+    order = list(HEADINGS)
+    queue = sorted(
+        ((rank >= int(per.get(section, 0)), rank, order.index(section), section, item)
+         for section, items in merged.items() for rank, item in enumerate(items)),
+        key=lambda t: t[:3],
+    )
+    size = sum(len(x) + 1 for x in head) + len(CLOSE) + FOOTER_RESERVE
+    chosen: dict[str, list[str]] = {section: [] for section in HEADINGS}
+    for *_, section, item in queue:
+        line = _line(section, item)
+        cost = len(line) + 1 + (0 if chosen[section] else len(HEADINGS[section]) + 1)
+        if size + cost > limit:
+            continue  # a long item does not stop shorter ones of lower rank from filling the rest
+        chosen[section].append(line)
+        size += cost
     lines = list(head)
     cut: dict[str, int] = {}
     shown = 0
     for section, heading in HEADINGS.items():
-        quota = int(per.get(section, 5))
-        items = merged[section]
-        if not items:
-            continue
-        block = [heading]
-        for item in items[:quota]:
-            candidate = _line(section, item)
-            size = sum(len(x) + 1 for x in lines + block) + len(candidate) + 200
-            if size > limit:
-                break
-            block.append(candidate)
-        taken = len(block) - 1
-        if taken:
-            lines += block
-            shown += taken
-        if len(items) > taken:
-            cut[section] = len(items) - taken
+        if chosen[section]:
+            lines += [heading, *chosen[section]]
+            shown += len(chosen[section])
+        if len(merged[section]) > len(chosen[section]):
+            cut[section] = len(merged[section]) - len(chosen[section])
     if cut:
         parts = ", ".join(f"{n} {s}" for s, n in cut.items())
-        lines.append(f"(Not shown to fit the budget or quotas: {parts}. See them with `cogit show`.)")
+        lines.append(f"(Not shown to fit the budget: {parts}. See them with `cogit show`.)")
     if shown == 0 and not focus_current and not cut:
-        # Nothing worth saying costs nothing: an empty memory injects no text at all.
-        return {"text": "", "chars": 0, "tokens": 0, "cut": {}, "shown": 0}
+        # Empty memory: one line, so the model (and through it the user) knows memory exists.
+        lines.append(EMPTY)
     lines.append(CLOSE)
     text = "\n".join(lines)
     if len(text) > limit:  # a very long focus: cut it, say so

@@ -166,12 +166,12 @@ def _base_state(repo, bases: list[str], depth: int) -> dict | None:
 
 def conflict_json(c: FieldConflict) -> dict:
     return {"section": c.section, "item": c.item_id, "field": c.field, "kept": c.kept,
-            "kept_side": c.kept_side, "other": c.other}
+            "kept_side": c.kept_side, "other": c.other, "reason": c.reason}
 
 
 def conflict_text(conflicts: list[FieldConflict]) -> str:
-    lines = [f"Conflicts ({len(conflicts)}): both sides changed these fields; the newer change "
-             "was kept and the other value is recorded here (`cogit conflicts` lists them)."]
+    lines = [f"Conflicts ({len(conflicts)}): both sides changed these fields; each line records the value "
+             "kept, the other value and why (`cogit conflicts` lists them)."]
     lines += [CONFLICT_TAG + json.dumps(conflict_json(c), ensure_ascii=False, sort_keys=True) for c in conflicts]
     return "\n".join(lines)
 

@@ -65,10 +65,17 @@ def read(home: Home, at: str | None = None, branch: str = git.MAIN) -> tuple[str
         repo.close()
 
 
+MAX_TEXT = 2000  # schemas/*.schema.json: items[].text maxLength
+
+
 def add_item(section: str, text: str, *, category: str | None = None, context: str | None = None, source: str = "cli"):
     text = " ".join(text.split()) if "\n" not in text.strip() else text.strip()
     if not text:
         raise UsageError("the text is empty", hint="Give the text to remember, e.g. cogit add learning \"...\"")
+    if len(text) > MAX_TEXT:
+        head = " ".join(text[:60].split())
+        raise UsageError(f"the text is {len(text):,} characters, over the limit of {MAX_TEXT:,} (it starts \"{head}…\")",
+                         hint=f"Shorten it to at most {MAX_TEXT:,} characters, or split it into several items, and add it again.")
     if category and category not in CATEGORIES:
         raise UsageError(f"unknown category {category!r}", hint="Categories: " + ", ".join(CATEGORIES) + ".")
 

@@ -41,6 +41,7 @@ class FieldConflict:
     kept: Any  # None also stands for "the field was removed"
     other: Any
     kept_side: str  # "ours" or "theirs"
+    reason: str = ""  # why this value won, naming both sides' updated_at
 
 
 @dataclass
@@ -224,6 +225,7 @@ class _Ctx:
     def __init__(self, section: str, item_id: str | None, ours_stamp: Any, theirs_stamp: Any):
         self.section = section
         self.item_id = item_id
+        self.stamps = {"ours": ours_stamp, "theirs": theirs_stamp}
         self.ours_newer = _side_order(ours_stamp, theirs_stamp)
 
     def pick(self, path: str, ours: Any, theirs: Any, conflicts: list) -> Any:
@@ -232,6 +234,13 @@ class _Ctx:
         if order == 0:  # same (or no) timestamp: fall back to a value order, symmetric
             order = 1 if _canon(ours) > _canon(theirs) else -1
         kept, other, side = (ours, theirs, "ours") if order > 0 else (theirs, ours, "theirs")
+        other_side = "theirs" if side == "ours" else "ours"
+        won, lost = (_stamp_text(self.stamps[side]), _stamp_text(self.stamps[other_side]))
+        if self.ours_newer:
+            reason = f"kept the newer change: updated_at {won} against {lost}"
+        else:
+            reason = (f"no side is newer (updated_at {won} on both sides): kept by a fixed order of the values, "
+                      "so both machines keep the same one")
         conflicts.append(
             FieldConflict(
                 section=self.section,
@@ -240,9 +249,14 @@ class _Ctx:
                 kept=None if kept is MISSING else copy.deepcopy(kept),
                 other=None if other is MISSING else copy.deepcopy(other),
                 kept_side=side,
+                reason=reason,
             )
         )
         return kept
+
+
+def _stamp_text(stamp: Any) -> str:
+    return "none" if stamp is MISSING or stamp is None else str(stamp)
 
 
 def _side_order(ours_stamp: Any, theirs_stamp: Any) -> int:

@@ -61,7 +61,8 @@ def resolve(home: Home, name: str | None, cwd: str) -> Scope:
 
     None, `global` or `main`: global. A path (`.`, `./x`, `/abs`, `~/x`): the project of
     that folder, as the hooks compute it from their `cwd`. `project/<slug>`: that
-    branch. Any other text: a project name or slug (`github.com/me/repo`).
+    branch. Any other text: a known project's name or slug (`github.com/me/repo`),
+    else an existing folder relative to `cwd` (`proj/alpha`), else a new project name.
     """
     if name is None or name.strip().lower() in GLOBAL_NAMES:
         return GLOBAL
@@ -74,7 +75,15 @@ def resolve(home: Home, name: str | None, cwd: str) -> Scope:
         return Scope(info["branch"], info["name"])
     slug = text[len(PREFIX):] if text.startswith(PREFIX) else text
     branch = PREFIX + slugify(slug)
-    return Scope(branch, _known_name(home, branch) or text)
+    known = _known_name(home, branch)
+    if known is None and not text.startswith(PREFIX):
+        # Not a project cogit knows: a folder given as a shell user would (`proj/alpha`).
+        # A known project name always wins, so its meaning never depends on the cwd.
+        path = os.path.abspath(os.path.join(cwd, os.path.expanduser(text)))
+        if os.path.isdir(path):
+            info = project_of(path, _overrides(home))
+            return Scope(info["branch"], info["name"])
+    return Scope(branch, known or text)
 
 
 def _overrides(home: Home) -> dict:

@@ -27,7 +27,7 @@ def status(home: Home) -> dict:
     if cache.exists():
         d = json.loads(cache.read_text("utf-8"))
         info = {"chars": d["chars"], "tokens": d["tokens"], "cut": d["cut"], "budget": digest.budget(state.get("config"))}
-    sessions = len(list(home.sessions.glob("*/state.json"))) if home.sessions.exists() else 0
+    sessions = unsaved_sessions(home)
     return {
         "home": str(home.root),
         "branch": branch,
@@ -38,3 +38,20 @@ def status(home: Home) -> dict:
         "hand_edits": hand,
         "sessions": sessions,
     }
+
+
+def unsaved_sessions(home: Home) -> int:
+    """Sessions whose records are not all in memory yet: queued items, a fold under way,
+    or records since the last fold. A live session that has done nothing does not count."""
+    from cogit.learn.drain import _agg_empty
+
+    n = 0
+    for path in home.sessions.glob("*/state.json") if home.sessions.exists() else []:
+        try:
+            state = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            n += 1  # unreadable: cannot be sure it is saved
+            continue
+        if state.get("queue") or state.get("pending") is not None or not _agg_empty(state.get("agg")):
+            n += 1
+    return n

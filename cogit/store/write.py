@@ -25,7 +25,7 @@ from cogit.redact import redact, redact_tree
 from cogit.store import repo as git
 from cogit.store import loader, schema, yamlio
 from cogit.store.provenance import Provenance, message
-from cogit.store.state import (STATE_FILES, SINGULAR, apply_caps, default_doc, filename, section_of_file,
+from cogit.store.state import (STATE_FILES, SINGULAR, apply_caps, default_doc, filename, now_iso, section_of_file,
                                shrink_to_fit, template_text)
 from cogit.store.schema import SECTIONS
 
@@ -107,6 +107,9 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         return None
     # Settings rule from main: a project's config.yaml is there only for uniformity.
     pruned = apply_caps(state, state.get("config") if branch == git.MAIN else main_config(repo))
+    # Every change of an item carries its time, whatever made it (a command, a hand
+    # edit, a revert); a merge keeps the latest of both sides' times (see merge.py).
+    stamp = None if extra_parents else now_iso()
     changed = [s for s in SECTIONS if s in state.raw or yamlio.plain(state[s]) != before[s]]
     redactions = [0]
     allow = allowlist(state.get("config") if branch == git.MAIN else main_config(repo))
@@ -115,13 +118,25 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
     for section in changed:
         name = filename(section)
         if section in state.raw:
-            data, doc, n = redact_raw(section, state.raw[section], name, allow)
+            raw = state.raw[section]
+            if stamp:
+                rt = schema.parse(section, raw, name)
+                if stamp_changes(rt, before[section], stamp):
+                    raw = yamlio.dump(rt).encode()
+            data, doc, n = redact_raw(section, raw, name, allow)
             redactions[0] += n
             if len(data) > yamlio.MAX_BYTES:
                 raise _too_big(name, section, len(data))
         else:
             redact_tree(state[section], redactions, allow)
-            schema.check_changed(section, state[section], before[section], name)
+            if stamp:
+                stamp_changes(state[section], before[section], stamp)
+            try:
+                schema.check_changed(section, state[section], before[section], name)
+            except InvalidState as e:
+                # A command's own change (not a hand edit): advise fixing the command's input.
+                raise InvalidState(short_message(e.message),
+                                   hint="Nothing was written. Shorten or fix the value you gave and run the command again.") from None
             doc = yamlio.plain(state[section])
             data = _serialize(section, old_files.get(name), before[section], doc, old_blobs.get(name))
             # Never write what the read path refuses (it reads at most MAX_BYTES): with raised
@@ -246,6 +261,44 @@ def _comment_start(line: str) -> int:
         elif c == "#" and (i == 0 or line[i - 1] in " \t"):
             return i
     return -1
+
+
+def short_message(text: str, limit: int = 80) -> str:
+    """A validation message that quotes at most an excerpt of each value it quotes."""
+    import re
+
+    def cut(m):
+        value = m.group(1)
+        return f"'{value[:limit]}…' ({len(value):,} characters)" if len(value) > limit else m.group(0)
+
+    return re.sub(r"'((?:[^'\\]|\\.){%d,})'" % (limit + 1), cut, text, flags=re.S)
+
+
+def stamp_changes(doc, before, stamp: str) -> bool:
+    """Set `updated_at` of every item (and of a document that has one, like focus) whose
+    content changed while its `updated_at` did not; returns whether any was set."""
+    if not isinstance(doc, dict) or not isinstance(before, dict):
+        return False
+
+    def content(d):
+        return {k: v for k, v in yamlio.plain(d).items() if k != "updated_at"} if isinstance(d, dict) else d
+
+    done = False
+    if "updated_at" in doc and doc.get("updated_at") == before.get("updated_at"):
+        if {k: v for k, v in content(doc).items() if k != "items"} != {k: v for k, v in content(before).items() if k != "items"}:
+            doc["updated_at"] = stamp
+            done = True
+    items = doc.get("items")
+    if isinstance(items, list):
+        old = {i.get("id"): i for i in before.get("items") or [] if isinstance(i, dict)}
+        for item in items:
+            prev = old.get(item.get("id")) if isinstance(item, dict) else None
+            if prev is None or item.get("updated_at") != prev.get("updated_at"):
+                continue  # new, or its time was set by whoever changed it
+            if content(item) != content(prev):
+                item["updated_at"] = stamp
+                done = True
+    return done
 
 
 def main_config(repo):

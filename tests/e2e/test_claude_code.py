@@ -129,3 +129,38 @@ def test_cogit_memory_through_claude_code(tmp_path, fake_anthropic, run_claude, 
         assert "Bash" in stats, f"{doc}\n{diag}"
         assert (stats["Bash"]["calls"], stats["Bash"]["failures"]) == (3, 2), f"{doc}\n{diag}"
     eventually(counted)
+
+
+def test_a_resumed_session_keeps_every_lesson(tmp_path, fake_anthropic, run_claude, cogit):
+    """`claude --resume` keeps the session id: the resumed part's lesson and tool calls
+    reach memory too, after the first part was folded and its runtime state removed."""
+    cogit("init")
+    cogit("install", "claude")
+    env = {"COGIT_HOME": str(cogit.cogit_home)}
+    sessions = cogit.cogit_home / "runtime" / "sessions"
+    fake_anthropic.script = [{"bash": "echo one"}, "Noted.", {"bash": "echo two"}, "Noted again."]
+    first = claude_result(run_claude("remember this: the first lesson of e2e", cogit.home, env_extra=env))
+    session_id = first["session_id"]
+
+    def folded():
+        texts = [i["text"] for i in section_items(json.loads(cogit("show", "learnings", "--json"))["learnings"])]
+        assert "the first lesson of e2e" in texts, f"{texts}\n{hooks_log(cogit.cogit_home)}"
+        assert not sessions.exists() or not any(sessions.iterdir()), list(sessions.iterdir())
+    eventually(folded)
+
+    second = claude_result(run_claude("remember this: the second lesson of e2e", cogit.home, env_extra=env,
+                                      extra_args=["--resume", session_id]))
+    assert second["session_id"] == session_id, "claude --resume started another session id"
+    assert "first lesson" in json.dumps(fake_anthropic.main_requests[-1].body)  # it really was resumed
+    diag = f"{hooks_log(cogit.cogit_home)}\nclaude stderr: {second}"
+
+    def both():
+        texts = [i["text"] for i in section_items(json.loads(cogit("show", "learnings", "--json"))["learnings"])]
+        assert sorted(texts) == ["the first lesson of e2e", "the second lesson of e2e"], f"{texts}\n{diag}"
+        tools = json.loads(cogit("show", "tools", "--json"))["tools"]
+        assert tools["tools"]["Bash"]["calls"] == 2, f"{tools}\n{diag}"
+        log = json.loads(cogit("log", "--session", session_id, "--json"))
+        events = sorted(e["trailers"]["Cogit-Event"] for e in log)
+        assert events == ["learning.add", "learning.add", "session.end", "session.end"], f"{events}\n{diag}"
+        assert not sessions.exists() or not any(sessions.iterdir())
+    eventually(both, timeout=20)
