@@ -146,10 +146,14 @@ def on_prompt(event, session, cfg, home_root, timeout):
     from cogit.learn import prompts
 
     prompt = event.get("prompt") or ""
-    learning = prompts.explicit_request(prompt)
-    praised = prompts.praise(prompt)
+    # All analysis of the prompt happens here, before the lock, on its bounded part
+    # (cogit/bounds.py): the lock is held only for the state update below.
+    text = prompts.bounded(prompt)
+    learning = prompts.explicit_request(text)
+    praised = prompts.praise(text)
     min_chars = int(cfg.get("learning", {}).get("meaningful_min_chars", 40))
     is_meaningful = prompts.meaningful(prompt, min_chars)
+    read = _read_prompt(prompt, home_root)
     now = time.time()
 
     def update(state):
@@ -178,7 +182,7 @@ def on_prompt(event, session, cfg, home_root, timeout):
                     "t": now,
                 }
             )
-        _senses_prompt(state, prompt, now, home_root)
+        _senses_prompt(state, prompt, now, home_root, read)
 
     session.update(update, agent=event["agent"], timeout=timeout)
     if learning:
@@ -187,11 +191,25 @@ def on_prompt(event, session, cfg, home_root, timeout):
     return None
 
 
-def _senses_prompt(state, prompt, now, home_root):
+def _read_prompt(prompt, home_root):
     try:
         from cogit import senses
 
-        senses.on_prompt(state.setdefault("senses", {}), prompt, now)
+        return senses.read_prompt(prompt)
+    except Exception as e:  # a sense bug must not cost the session's records
+        from cogit.hooks import log
+
+        log(home_root, f"senses.read_prompt failed: {type(e).__name__}: {e}", exc=True)
+        return None
+
+
+def _senses_prompt(state, prompt, now, home_root, read=None):
+    if read is None:
+        return
+    try:
+        from cogit import senses
+
+        senses.on_prompt(state.setdefault("senses", {}), prompt, now, read)
     except Exception as e:  # a sense bug must not cost the session's records
         from cogit.hooks import log
 
@@ -221,6 +239,9 @@ def on_post_tool(event, session, cfg, home_root, timeout):
     ok = not event["failed"]
     max_records = int(cfg.get("hooks", {}).get("max_records", 1000))
     out: dict = {}
+    # The payload's analysis (error signature, targets, sizes; bounded by cogit/bounds.py)
+    # needs no state: done before the lock, which is held only for the senses' state update.
+    call = _make_call(event, home_root, now)
 
     def update(state):
         _touch(state, event)
@@ -249,7 +270,7 @@ def on_post_tool(event, session, cfg, home_root, timeout):
         if state.get("n_records", 0) < max_records:
             state["n_records"] = state.get("n_records", 0) + 1
             session.append_call({"n": state["n_calls"], "t": round(now, 3), "tool": tool, "ok": ok, "ms": ms})
-        out["text"], learnings = _sense(state, event, cfg, home_root, now, ms)
+        out["text"], learnings = _sense(state, call, event, cfg, home_root, now, ms)
         for learned in learnings:
             state["queue_seq"] = state.get("queue_seq", 0) + 1
             state["queue"].append(dict(learned, qid=state["queue_seq"], kind="learning", trigger="nociception", t=now))
@@ -261,24 +282,39 @@ def on_post_tool(event, session, cfg, home_root, timeout):
     return out.get("text")
 
 
-def _sense(state, event, cfg, home_root, now, ms):
+def _make_call(event, home_root, now):
+    """The senses' record of this call (pure, bounded), or None when the senses are broken."""
     try:
         from cogit import senses
-    except ImportError:
-        return None, []
-    try:
+
         call = senses.make_call(
             event.get("tool_name") or "unknown",
             event.get("tool_input") or {},
             event.get("tool_response"),
             event.get("error") if event["failed"] else None,
-            ms,
+            event.get("duration_ms"),
             now,
             event.get("cwd"),
             tool_use_id=event.get("tool_use_id"),
         )
         if event["failed"] and call.get("ok", True):
             call["ok"] = False
+        return call
+    except Exception as e:
+        from cogit.hooks import log
+
+        log(home_root, f"senses failed: {type(e).__name__}: {e}", exc=True)
+        return None
+
+
+def _sense(state, call, event, cfg, home_root, now, ms):
+    if call is None:
+        return None, []
+    try:
+        from cogit import senses
+
+        if ms is not None:
+            call["ms"] = ms  # the duration measured from PreToolUse, when the payload had none
         text, learnings = senses.observe(
             state.setdefault("senses", {}),
             call,
