@@ -1,6 +1,8 @@
 """Hook speed and size, as ratios against `python -c pass` measured in the same run.
 
-Targets (issue 3): a silent PostToolUse at most 1.5x `python -c pass`; SessionStart
+Targets (issue 3): a silent PostToolUse at most 1.5x `python -c pass`; a failing Bash
+call whose error is one 4 MB token (a payload at hooks.max_payload_bytes) at most 3x the
+same call with a one-line error (issue 5: it took minutes); SessionStart
 with injection at most 2x; the same cost with 10 or 10,000 commits of memory (within
 10%); peak memory of a hook process at most 25 MB. Runs are interleaved round robin
 so machine noise hits every variant alike.
@@ -64,12 +66,33 @@ def payload(event: str, n: int) -> bytes:
     if event == "PostToolUse":
         body.update(tool_name="Read", tool_input={"file_path": f"/tmp/x{n}.py"}, tool_use_id=f"t{n}", duration_ms=3,
                     tool_response={"type": "text", "file": {"filePath": f"/tmp/x{n}.py", "content": "x = 1\n"}})
+    elif event == "PostToolUseFailure:small":
+        body.update(hook_event_name="PostToolUseFailure", tool_name="Bash", tool_input={"command": f"./decode.sh {n}"},
+                    tool_use_id=f"f{n}", duration_ms=30, error="Exit code 1\ndecode.sh: invalid input")
+    elif event == "PostToolUseFailure:4MB":
+        # one failing Bash call whose error is a single 4 MB token (a base64 blob), filling the
+        # default hooks.max_payload_bytes: parsed in full, analysed only in part (cogit/bounds.py)
+        body.update(hook_event_name="PostToolUseFailure", tool_name="Bash", tool_input={"command": f"./decode.sh {n}"},
+                    tool_use_id=f"f{n}", duration_ms=30, error="@")
+        room = 4_000_000 - len(json.dumps(body)) - 64
+        return json.dumps(body).replace('"@"', json.dumps("Exit code 1\n" + _token(room - 20))).encode()
     elif event == "PostToolUse:Bash":
         body.update(hook_event_name="PostToolUse", tool_name="Bash", tool_input={"command": f"ls -la src/{n}"}, tool_use_id=f"b{n}",
                     duration_ms=12, tool_response={"stdout": "a\nb\n", "stderr": "", "interrupted": False, "isImage": False})
     else:
         body.update(source="startup")
     return json.dumps(body).encode()
+
+
+_TOKENS: dict = {}
+
+
+def _token(n: int) -> str:
+    if n not in _TOKENS:
+        import base64
+
+        _TOKENS[n] = base64.b64encode(os.urandom(n * 3 // 4 + 3)).decode()[:n]
+    return _TOKENS[n]
 
 
 TIME = "/usr/bin/time"
@@ -110,6 +133,10 @@ def main(rounds: int = 30) -> int:
         "PostToolUse (silent), 10 commits": ([py, "-c", ENTRY, "claude", "PostToolUse"], small_post, "PostToolUse"),
         "PostToolUse (silent), 10k commits": ([py, "-c", ENTRY, "claude", "PostToolUse"], big_post, "PostToolUse"),
         "PostToolUse Bash (silent), 10 commits": ([py, "-c", ENTRY, "claude", "PostToolUse"], small_post, "PostToolUse:Bash"),
+        "PostToolUseFailure Bash, one-line error": ([py, "-c", ENTRY, "claude", "PostToolUseFailure"], small_post,
+                                                     "PostToolUseFailure:small"),
+        "PostToolUseFailure Bash, 4 MB token error": ([py, "-c", ENTRY, "claude", "PostToolUseFailure"], small_post,
+                                                      "PostToolUseFailure:4MB"),
         "SessionStart (inject), 10 commits": ([py, "-c", ENTRY, "claude", "SessionStart"], small, "SessionStart"),
         "SessionStart (inject), 10k commits": ([py, "-c", ENTRY, "claude", "SessionStart"], big, "SessionStart"),
     }
@@ -135,12 +162,16 @@ def main(rounds: int = 30) -> int:
         print(f"{name:<40} {med:>10.1f} {med / base:>8.2f} {rss[name] / 1024:>8.1f}")
     post = statistics.median(times["PostToolUse (silent), 10 commits"]) / base
     bash = statistics.median(times["PostToolUse Bash (silent), 10 commits"]) / base
+    fail = statistics.median(times["PostToolUseFailure Bash, one-line error"])
+    huge = statistics.median(times["PostToolUseFailure Bash, 4 MB token error"]) / fail
     start = statistics.median(times["SessionStart (inject), 10 commits"]) / base
     growth = statistics.median(times["SessionStart (inject), 10k commits"]) / statistics.median(times["SessionStart (inject), 10 commits"])
     peak = max(v for k, v in rss.items() if k != "python -c pass") / 1024
     checks = [
         (f"silent PostToolUse (Read) {post:.2f}x pass", post <= 1.5),
         (f"silent PostToolUse (Bash) {bash:.2f}x pass", bash <= 1.5),
+        # reading and parsing 4 MB of JSON is paid; the analysis after it is cut to KBs
+        (f"failing Bash, 4 MB single-token error {huge:.2f}x the one-line error", huge <= 3.0),
         (f"SessionStart {start:.2f}x pass", start <= 2.0),
         (f"10k vs 10 commits {growth:.2f}x", 0.9 <= growth <= 1.1),
         (f"peak memory {peak:.1f} MB", peak <= 25),

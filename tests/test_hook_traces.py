@@ -3,7 +3,8 @@
 tests/senses/test_traces.py replays them in-process with a trace clock; here every
 payload goes to `python -m cogit hook claude EVENT` as a subprocess, as Claude Code
 sends it, and we assert the exact stdout: nothing when silent, else one JSON object
-whose additionalContext carries the expected senses in order. The one trace whose
+whose additionalContext carries the expected senses in order; and, silent or not, that the
+step is in the session's state (its tool call or prompt counted). The one trace whose
 expectations depend on wall-clock minutes (Chronos by time) is left to the in-process
 replay, which can inject time.
 """
@@ -22,6 +23,7 @@ sys.path.insert(0, os.path.join(HERE, "senses"))
 from test_traces import load, make_repo, substitute  # noqa: E402
 
 from cogit import senses  # noqa: E402
+from cogit.paths import safe_name  # noqa: E402
 
 TRACES = sorted(glob.glob(os.path.join(HERE, "senses", "traces", "*.json")))
 CLOCKED = {"long_run_without_user.json"}
@@ -36,11 +38,18 @@ def test_trace_through_the_hook_entrypoint(initialized, tmp_path, path):
         cfg.write_text(cfg.read_text().replace("senses: {}", "senses: " + json.dumps(trace["config"])))
         c.run("commit", "-m", "Trace config")
     repo = make_repo(trace.get("setup"), tmp_path)
+    seen: dict = {}  # session id -> [tool calls, prompts] sent so far
     for index, step in enumerate(trace["steps"]):
         payload = substitute(step["payload"], repo)
         event = payload["hook_event_name"]
         proc = c.hook(event, payload)
         assert proc.returncode == 0 and proc.err == "", (index, proc.err)
+        # every step, silent or not, is recorded in its session's state
+        counts = seen.setdefault(payload["session_id"], [0, 0])
+        counts[0] += event.startswith("PostToolUse")
+        counts[1] += event == "UserPromptSubmit"
+        state = json.loads((c.home / "runtime" / "sessions" / safe_name(payload["session_id"]) / "state.json").read_text())
+        assert [state["n_calls"], state["agg"]["prompts"]] == counts, f"step {index}: {event} not recorded"
         expect = step.get("expect") or []
         if event == "SessionStart" and not expect:  # the digest, not a sense: empty memory says so in one line
             assert "cogit memory is active and empty so far" in json.loads(proc.out)["hookSpecificOutput"]["additionalContext"]

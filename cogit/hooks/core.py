@@ -149,25 +149,24 @@ def on_prompt(event, session, cfg, home_root, timeout):
     from cogit.learn import prompts
 
     prompt = event.get("prompt") or ""
-    learning = prompts.explicit_request(prompt)
-    if learning:
-        # Queued (and echoed) as it will be stored: secrets already replaced.
-        from cogit.redact import redact
-
-        learning = redact(learning)[0]
-    praised = prompts.praise(prompt)
+    # All analysis of the prompt happens here, before the lock, on its bounded part
+    # (cogit/bounds.py): the lock is held only for the state update below.
+    text = prompts.bounded(prompt)
+    learning = prompts.explicit_request(text)
+    praised = prompts.praise(text)
     allow = frozenset((cfg.get("redaction") or {}).get("allowlist") or ())
     if learning or praised:
-        # What is kept of the prompt is redacted before it reaches the runtime file
-        # (the store redacts again before anything is committed).
+        # Queued and echoed as it will be stored: what is kept of the prompt is redacted
+        # before it reaches the runtime file (the store redacts again before any commit).
         from cogit.redact import redact
 
         learning = redact(learning, allow)[0] if learning else learning
-        evidence, feedback = redact(prompt[:300], allow)[0], redact(prompt[:200], allow)[0]
+        evidence, feedback = redact(text[:300], allow)[0], redact(text[:200], allow)[0]
     else:
         evidence = feedback = ""
     min_chars = int(cfg.get("learning", {}).get("meaningful_min_chars", 40))
     is_meaningful = prompts.meaningful(prompt, min_chars)
+    read = _read_prompt(prompt, home_root)
     now = time.time()
 
     def update(state):
@@ -199,7 +198,7 @@ def on_prompt(event, session, cfg, home_root, timeout):
                     "t": now,
                 }
             )
-        _senses_prompt(state, prompt, now, home_root)
+        _senses_prompt(state, prompt, now, home_root, read)
         _learn_note(home_root, "note_prompt", state, cfg)
 
     session.update(update, agent=event["agent"], timeout=timeout)
@@ -218,11 +217,25 @@ def _know_project(state, event, cfg):
         state["project"] = project_of(event["cwd"], cfg.get("projects", {}).get("overrides"))
 
 
-def _senses_prompt(state, prompt, now, home_root):
+def _read_prompt(prompt, home_root):
     try:
         from cogit import senses
 
-        senses.on_prompt(state.setdefault("senses", {}), prompt, now)
+        return senses.read_prompt(prompt)
+    except Exception as e:  # a sense bug must not cost the session's records
+        from cogit.hooks import log
+
+        log(home_root, f"senses.read_prompt failed: {type(e).__name__}: {e}", exc=True)
+        return None
+
+
+def _senses_prompt(state, prompt, now, home_root, read=None):
+    if read is None:
+        return
+    try:
+        from cogit import senses
+
+        senses.on_prompt(state.setdefault("senses", {}), prompt, now, read)
     except Exception as e:  # a sense bug must not cost the session's records
         from cogit.hooks import log
 
@@ -256,6 +269,9 @@ def on_post_tool(event, session, cfg, home_root, timeout):
     ok = not event["failed"]
     max_records = int(cfg.get("hooks", {}).get("max_records", 1000))
     out: dict = {}
+    # The payload's analysis (error signature, targets, sizes; bounded by cogit/bounds.py)
+    # needs no state: done before the lock, which is held only for the senses' state update.
+    call = _make_call(event, home_root, now)
 
     def update(state):
         _touch(state, event)
@@ -284,7 +300,7 @@ def on_post_tool(event, session, cfg, home_root, timeout):
         if state.get("n_records", 0) < max_records:
             state["n_records"] = state.get("n_records", 0) + 1
             session.append_call({"n": state["n_calls"], "t": round(now, 3), "tool": tool, "ok": ok, "ms": ms})
-        out["text"], learnings = _sense(state, event, cfg, home_root, now, ms)
+        out["text"], learnings = _sense(state, call, event, cfg, home_root, now, ms)
         if learnings:
             _know_project(state, event, cfg)
         for learned in learnings:
@@ -299,24 +315,39 @@ def on_post_tool(event, session, cfg, home_root, timeout):
     return out.get("text")
 
 
-def _sense(state, event, cfg, home_root, now, ms):
+def _make_call(event, home_root, now):
+    """The senses' record of this call (pure, bounded), or None when the senses are broken."""
     try:
         from cogit import senses
-    except ImportError:
-        return None, []
-    try:
+
         call = senses.make_call(
             event.get("tool_name") or "unknown",
             event.get("tool_input") or {},
             event.get("tool_response"),
             event.get("error") if event["failed"] else None,
-            ms,
+            event.get("duration_ms"),
             now,
             event.get("cwd"),
             tool_use_id=event.get("tool_use_id"),
         )
         if event["failed"] and call.get("ok", True):
             call["ok"] = False
+        return call
+    except Exception as e:
+        from cogit.hooks import log
+
+        log(home_root, f"senses failed: {type(e).__name__}: {e}", exc=True)
+        return None
+
+
+def _sense(state, call, event, cfg, home_root, now, ms):
+    if call is None:
+        return None, []
+    try:
+        from cogit import senses
+
+        if ms is not None:
+            call["ms"] = ms  # the duration measured from PreToolUse, when the payload had none
         text, learnings = senses.observe(
             state.setdefault("senses", {}),
             call,

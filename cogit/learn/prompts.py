@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from cogit import bounds
+
 MAX_TEXT = 500
 
 # "remember this: X", "remember that X", "remember: X", "please remember X", "note: X".
@@ -26,12 +28,28 @@ _PRAISE_WORDS = re.compile(
 )
 _PRAISE_EMOJI = ("🎉", "🙌", "🥳", "👏", "💯", "🔥", "✨", "🚀", "❤️", "😍", "👌")
 _NEGATION = re.compile(r"\b(not|n't|never|no)\s+(quite\s+)?(perfect|exactly|great|awesome)\b", re.IGNORECASE)
+# White space is shortened before any pattern runs: `\s*` tried at every newline of a long
+# run of blank lines would rescan the run (quadratic). A run of spaces becomes one space and
+# a run holding two or more line breaks one blank line, so no run is longer than 3 characters.
+_HSPACE = re.compile(r"[^\S\n]{2,}")
+_BLANK = re.compile(r"\s*\n\s*\n\s*")
+
+
+def bounded(prompt) -> str:
+    """The prompt as analysed: its first PROMPT_HEAD and last PROMPT_TAIL characters
+    (cogit/bounds.py), its white space shortened."""
+    if not isinstance(prompt, str):
+        return ""
+    text = bounds.cut(prompt, bounds.PROMPT_HEAD, bounds.PROMPT_TAIL)
+    return _BLANK.sub("\n\n", _HSPACE.sub(" ", text))
+
+
 _THROWAWAY = re.compile(r"^\s*(ok(ay)?|k|yes|yep|no|nope|thanks?( you)?|thx|continue|go on|go ahead|sure|y|n|lgtm)[.! ]*$", re.IGNORECASE)
 
 
 def explicit_request(prompt: str) -> str | None:
     """The text the user asked to remember, or None."""
-    m = _EXPLICIT.search(prompt or "")
+    m = _EXPLICIT.search(bounded(prompt))
     if not m:
         return None
     text = " ".join(m.group("text").split()).strip(" \"'")
@@ -42,7 +60,7 @@ def explicit_request(prompt: str) -> str | None:
 
 def praise(prompt: str) -> str | None:
     """The praise in a prompt (evidence that the previous turn's approach worked)."""
-    text = prompt or ""
+    text = bounded(prompt)
     if _NEGATION.search(text):
         return None
     m = _PRAISE_WORDS.search(text)
@@ -56,7 +74,7 @@ def praise(prompt: str) -> str | None:
 
 def meaningful(prompt: str, min_chars: int = 40) -> bool:
     """A real request or discussion, as opposed to a throwaway acknowledgement."""
-    text = (prompt or "").strip()
+    text = bounds.cut(prompt, bounds.PROMPT_HEAD, bounds.PROMPT_TAIL).strip() if isinstance(prompt, str) else ""
     if _THROWAWAY.match(text):
         return False
     return len(text) >= min_chars and len(text.split()) >= 6

@@ -4,7 +4,7 @@ Standard library only and cheap to import: the hook runs this on every tool call
 
     call = make_call(tool_name, tool_input, tool_response, error, duration_ms, now, cwd, tool_use_id=None)
     text, learnings = observe(state, call, config, cwd=cwd, cache_dir=cache_dir, now=now)
-    on_prompt(state, prompt, now)
+    on_prompt(state, prompt, now)            # read_prompt(prompt) may be done first, outside a lock
 
 `state` is the session's sense state, a JSON-serialisable dict owned by this package ({} at
 first) that the caller persists between calls. `text` is None when every sense is silent,
@@ -18,7 +18,7 @@ from .call import make_call
 from .config import DEFAULTS, SENSES, resolve
 from .text import fired
 
-__all__ = ["DEFAULTS", "SENSES", "fired", "make_call", "observe", "on_prompt", "resolve"]
+__all__ = ["DEFAULTS", "SENSES", "fired", "make_call", "observe", "on_prompt", "read_prompt", "resolve"]
 
 # Signals are listed in this order; when the message is too long the last ones are dropped.
 ORDER = ("interrupt", "nociception", "spatial", "vestibular", "echo", "o2", "chronos", "drift")
@@ -94,25 +94,39 @@ def observe(state, call, config=None, cwd=None, cache_dir=None, now=None):
     return _compose(signals, max(200, cfg["max_chars"])), learnings
 
 
-def on_prompt(state, prompt, now):
+def read_prompt(prompt):
+    """What the senses take from a prompt: {"terms", "summary"}. Pure, and bounded: it reads
+    the first PROMPT_HEAD and last PROMPT_TAIL characters (cogit/bounds.py), so the hook runs
+    it before it takes the session lock."""
+    from cogit import bounds
+
+    from .drift import prompt_terms
+
+    if not isinstance(prompt, str):
+        return {"terms": [], "summary": ""}
+    text = bounds.cut(prompt, bounds.PROMPT_HEAD, bounds.PROMPT_TAIL)
+    return {"terms": prompt_terms(text), "summary": " ".join(text.split())[:120]}
+
+
+def on_prompt(state, prompt, now, read=None):
     """The user wrote: Chronos starts counting again, Drift takes the prompt's terms.
 
     A prompt with fewer than two terms ("yes", "go on") keeps the previous prompt's terms and
-    summary: it continues the same task.
+    summary: it continues the same task. `read` is read_prompt(prompt), when already done.
     """
     if not isinstance(state, dict):
         return
     ensure(state)
     from .chronos import new_prompt
-    from .drift import prompt_terms
 
+    read = read if isinstance(read, dict) else read_prompt(prompt)
     old = state.get("prompt") if isinstance(state.get("prompt"), dict) else {}
     new = new_prompt(now if isinstance(now, (int, float)) else 0.0, state["n"])
     new["seen"] = True
-    terms = prompt_terms(prompt if isinstance(prompt, str) else "")
+    terms = read["terms"]
     if len(terms) >= 2 or not old.get("terms"):
         new["terms"] = terms
-        new["summary"] = " ".join((prompt or "").split())[:120] if isinstance(prompt, str) else ""
+        new["summary"] = read["summary"]
     else:
         new["terms"], new["summary"], new["early"] = old["terms"], old.get("summary", ""), old.get("early", [])
     state["prompt"] = new

@@ -10,7 +10,8 @@ or a test file must not look like pain.
 """
 
 import os
-import zlib
+
+from cogit import bounds
 
 from .text import LazyRe, re, IGNORECASE, MULTILINE, DOTALL
 
@@ -59,12 +60,19 @@ def _one_line(text, limit):
 
 _TRUNC = LazyRe(r"\.\.\. \[\d+ characters truncated\] \.\.\.")
 _EXIT = LazyRe(r"^\s*exit code (-?\d+)\s*$", IGNORECASE)
-_KEY = LazyRe(
-    r"error|exception|traceback|fail|fatal|panic|abort|cannot|can't|could not|couldn't|"
-    r"not found|no such|denied|invalid|unexpected|undefined|unresolved|refused|timed? ?out|"
-    r"missing|unable|not recognized|segmentation|killed",
-    IGNORECASE,
+# words of lines that mention a failure; plain substrings of the lower-cased line (a regex
+# alternation of these costs ten times more per character)
+_KEYWORDS = (
+    "error", "exception", "traceback", "fail", "fatal", "panic", "abort", "cannot", "can't", "could not",
+    "couldn't", "not found", "no such", "denied", "invalid", "unexpected", "undefined", "unresolved",
+    "refused", "timeout", "timedout", "time out", "timed out", "missing", "unable", "not recognized",
+    "segmentation", "killed",
 )
+
+
+def _mentions_failure(line):
+    low = line.lower()
+    return any(word in low for word in _KEYWORDS)
 # lines that say nothing about which error it is
 _NOISE = LazyRe(r"^(?:traceback \(most recent call last\):|[=_-]{3,}\s*(?:failures|errors)\s*[=_-]{3,})$", IGNORECASE)
 _NORMALIZERS = (
@@ -74,11 +82,13 @@ _NORMALIZERS = (
     (LazyRe(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", IGNORECASE), "<id>"),
     (LazyRe(r"\b0x[0-9a-f]+\b", IGNORECASE), "<hex>"),
     (LazyRe(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b", IGNORECASE), "<hex>"),
-    # paths with at least one separator, then bare file names with a known extension
-    (LazyRe(r"(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:[\w.@+-]*[/\\])+[\w.@+-]*"), "<path>"),
+    # paths with at least one separator, then bare file names with a known extension. Both
+    # start only where a run of name characters starts (the look-behinds): tried from every
+    # position of one long token, the runs would be scanned again and again (quadratic).
+    (LazyRe(r"(?<![\w.@+-])(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:[\w.@+-]*[/\\])+[\w.@+-]*"), "<path>"),
     (
         LazyRe(
-            r"\b[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|cjs|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|php|swift|"
+            r"(?<![\w-])[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|cjs|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|php|swift|"
             r"json|ya?ml|toml|ini|cfg|md|txt|sh|css|scss|html|vue|svelte|lock|log|so|o)\b",
             IGNORECASE,
         ),
@@ -96,8 +106,10 @@ def normalize(text):
 
 
 # lines that name the error: an exception class, "error:"/"fatal:"/"panic:", a compiler code, pytest's "E   "
+# (the class name starts at a word boundary: from every position of one long word, `\w*` would
+# rescan the rest of it, quadratic)
 _STRONG = LazyRe(
-    r"[A-Za-z_]\w*(?:Error|Exception)\b|\b(?:error|fatal|panic)(?:\[\w+\])?\s*[:!]|\berror\s+[A-Z]+\d+|^E\s{2,}\S",
+    r"\b[A-Za-z_]\w*(?:Error|Exception)\b|\b(?:error|fatal|panic)(?:\[\w+\])?\s*[:!]|\berror\s+[A-Z]+\d+|^E\s{2,}\S",
     IGNORECASE,
 )
 
@@ -108,8 +120,13 @@ def _picked(error):
     Lines naming the error (an exception, "error:", a compiler code) win over lines that merely
     mention a failure ("1 error in 0.12s"); with neither, the last lines are used.
     """
-    text = _TRUNC.sub("\n", error if isinstance(error, str) else str(error))
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    text = error if isinstance(error, str) else str(error)
+    # the first and last few KB carry the exit code and the error; the middle is never read
+    text = _TRUNC.sub("\n", bounds.cut(text, bounds.ERROR_HEAD, bounds.ERROR_TAIL))
+    lines = text.splitlines()
+    if len(lines) > bounds.ERROR_LINES_HEAD + bounds.ERROR_LINES_TAIL:
+        lines = lines[: bounds.ERROR_LINES_HEAD] + lines[-bounds.ERROR_LINES_TAIL :]
+    lines = [line.strip() for line in lines if line.strip()]
     code = None
     if lines:
         m = _EXIT.match(lines[0])
@@ -120,7 +137,7 @@ def _picked(error):
     strong = [line for line in lines if _STRONG.search(line)]
     if strong:
         return strong[-2:], code
-    key = [line for line in lines if _KEY.search(line)]
+    key = [line for line in lines if _mentions_failure(line)]
     return (key or lines)[-3:], code
 
 
@@ -130,21 +147,27 @@ def signature(error, cmd=None):
     Uses the last few lines that look like an error (the exception of a traceback, the
     FAILED/summary lines of a test run), else the last lines. An error with no output at all
     ("Exit code 1" alone) is signed with the command, so that the same silent failure repeats
-    its signature and different commands do not.
+    its signature and different commands do not. Only the first ERROR_HEAD and the last
+    ERROR_TAIL characters of the error are read (cogit/bounds.py): linear, a few ms at most.
     """
-    picked, code = _picked(error)
-    if not picked:
-        picked = ["exit %s %s" % (code or "?", _one_line(cmd or "", 120))]
-    sig = normalize(" | ".join(line[:300] for line in picked))
-    return sig[:MAX_SIG] or "error"
+    return describe(error, cmd)[0]
 
 
 def error_line(error):
     """The most telling line of an error, as written (for messages; signatures are normalized)."""
+    return describe(error)[1]
+
+
+def describe(error, cmd=None):
+    """(signature, error line) of an error text, reading it once."""
     picked, code = _picked(error)
     if picked:
-        return _one_line(re.sub(r"^E\s+", "", picked[-1]), 160)
-    return "exit code %s, no output" % code if code else "no output"
+        sig = normalize(" | ".join(line[:300] for line in picked))
+        line = _one_line(re.sub(r"^E\s+", "", picked[-1][:1000]), 160)
+    else:
+        sig = normalize("exit %s %s" % (code or "?", _one_line((cmd or "")[:1000], 120)))
+        line = "exit code %s, no output" % code if code else "no output"
+    return sig[:MAX_SIG] or "error", line
 
 
 _TOKEN = LazyRe(r"<\w+>|\w+")
@@ -288,11 +311,19 @@ def is_code_file(path):
 # --- sizes: what enters the model's context ----------------------------------
 
 
+def _items(value):
+    """(the first bounds.ITEMS items of a list, the factor that extrapolates their sizes to all)."""
+    if len(value) <= bounds.ITEMS:
+        return value, 1.0
+    return value[: bounds.ITEMS], len(value) / float(bounds.ITEMS)
+
+
 def _texts(value, limit=MAX_OUTPUT):
     """Total length of the text blocks of an MCP/Agent style result."""
     if isinstance(value, str):
         return len(value)
     if isinstance(value, list):
+        value, scale = _items(value)
         total = 0
         for item in value:
             if isinstance(item, dict):
@@ -302,20 +333,23 @@ def _texts(value, limit=MAX_OUTPUT):
                     total += 6000
             elif isinstance(item, str):
                 total += len(item)
-        return min(total, limit)
+        return min(int(total * scale), limit)
     return 0
 
 
 def _input_size(tool_input):
     """Characters of the input the model wrote (they sit in the context too)."""
     total = 0
-    for value in tool_input.values():
+    for _, value in zip(range(bounds.ITEMS), tool_input.values()):
         if isinstance(value, str):
             total += len(value)
         elif isinstance(value, list):  # MultiEdit edits
-            for item in value:
+            items, scale = _items(value)
+            part = 0
+            for item in items:
                 if isinstance(item, dict):
-                    total += sum(len(v) for v in item.values() if isinstance(v, str))
+                    part += sum(len(v) for _, v in zip(range(bounds.ITEMS), item.values()) if isinstance(v, str))
+            total += int(part * scale)
     return total
 
 
@@ -343,26 +377,61 @@ def response_size(tool, tool_response):
         patch = r.get("structuredPatch")
         total = 120
         if isinstance(patch, list):
-            for hunk in patch:
+            hunks, scale = _items(patch)
+            part = 0
+            for hunk in hunks:
                 if isinstance(hunk, dict) and isinstance(hunk.get("lines"), list):
-                    total += sum(len(x) + 8 for x in hunk["lines"] if isinstance(x, str))
+                    lines, more = _items(hunk["lines"])
+                    part += int(sum(len(x) + 8 for x in lines if isinstance(x, str)) * more)
+            total += int(part * scale)
         return total
     if "filenames" in r or "mode" in r:  # Grep / Glob
         content = _s(r.get("content"))
         if content:
             return min(len(content), MAX_OUTPUT)
         names = r.get("filenames")
-        return sum(len(n) + 1 for n in names if isinstance(n, str)) if isinstance(names, list) else 0
+        if not isinstance(names, list):
+            return 0
+        names, scale = _items(names)
+        return int(sum(len(n) + 1 for n in names if isinstance(n, str)) * scale)
     if isinstance(r.get("result"), str):  # WebFetch
         return len(r["result"])
     if "content" in r:  # Agent (completed), MCP {"content": [...]}
         return _texts(r["content"])
-    try:
-        from cogit import jsonio
+    return _approx_json_len(r, MAX_OUTPUT)
 
-        return min(len(jsonio.dumps(r, default=str)), MAX_OUTPUT)
-    except (TypeError, ValueError):
-        return 0
+
+def _approx_json_len(value, limit):
+    """len(json.dumps(value)) of a small value; of a big one an estimate from its first
+    bounds.ITEMS values, stopping at limit (dumping 4 MB would cost what parsing it did)."""
+    total, seen, todo, whole = 0, 0, [value], True
+    while todo and total < limit and seen < bounds.ITEMS:
+        v = todo.pop()
+        seen += 1
+        if isinstance(v, str):
+            total += len(v) + 3
+        elif isinstance(v, dict):
+            total += 2
+            for k, item in v.items():
+                total += (len(k) + 4) if isinstance(k, str) else 8
+                todo.append(item)
+                if len(todo) > bounds.ITEMS:
+                    whole = False
+                    break
+        elif isinstance(v, list):
+            total += 2
+            whole = whole and len(v) <= bounds.ITEMS
+            todo.extend(v[: bounds.ITEMS])
+        else:
+            total += 6
+    if whole and not todo and total < limit:  # walked whole and small: measure it exactly
+        try:
+            from cogit import jsonio
+
+            return min(len(jsonio.dumps(value, default=str)), limit)
+        except (TypeError, ValueError):
+            return 0
+    return min(total, limit)
 
 
 # --- the call record ----------------------------------------------------------
@@ -389,19 +458,29 @@ def _target(tool, ti, cwd):
     return ""
 
 
+def _fp(value):
+    """A string as fingerprinted: whole when short, else its head, tail and length (bounds.FINGERPRINT_*)."""
+    value = _s(value)
+    if len(value) <= bounds.FINGERPRINT_HEAD + bounds.FINGERPRINT_TAIL:
+        return value
+    return "%s\2%d\2%s" % (value[: bounds.FINGERPRINT_HEAD], len(value), value[-bounds.FINGERPRINT_TAIL :])
+
+
 def _change_hash(tool, ti):
     """A fingerprint of what a write puts in: two writes with the same fingerprint change nothing new."""
     if tool == "Edit":
-        data = _s(ti.get("old_string")) + "\0" + _s(ti.get("new_string"))
+        data = _fp(ti.get("old_string")) + "\0" + _fp(ti.get("new_string"))
     elif tool == "Write":
-        data = _s(ti.get("content"))
+        data = _fp(ti.get("content"))
     elif tool == "MultiEdit":
-        edits = ti.get("edits") if isinstance(ti.get("edits"), list) else []
-        data = "\0".join(_s(e.get("old_string")) + "\1" + _s(e.get("new_string")) for e in edits if isinstance(e, dict))
+        edits = _items(ti["edits"])[0] if isinstance(ti.get("edits"), list) else []
+        data = "\0".join(_fp(e.get("old_string")) + "\1" + _fp(e.get("new_string")) for e in edits if isinstance(e, dict))
     elif tool == "NotebookEdit":
-        data = _s(ti.get("cell_id")) + "\0" + _s(ti.get("new_source")) + "\0" + _s(ti.get("edit_mode"))
+        data = _fp(ti.get("cell_id")) + "\0" + _fp(ti.get("new_source")) + "\0" + _fp(ti.get("edit_mode"))
     else:
         return None
+    import zlib  # here: a .so that only writes need (~0.3 ms on every other call)
+
     return "%08x" % (zlib.crc32(data.encode("utf-8", "replace")) & 0xFFFFFFFF)
 
 
@@ -444,11 +523,36 @@ def _failure_in_response(tool, r):
         content = r.get("content")
         text = ""
         if isinstance(content, list):
-            text = " ".join(_s(c.get("text")) for c in content if isinstance(c, dict))
+            text = " ".join(_s(c.get("text")) for c in _items(content)[0] if isinstance(c, dict))
         elif isinstance(content, str):
             text = content
         return signature(text or "%s reported an error" % tool)
     return None
+
+
+_PATH_KEYS = frozenset(("file_path", "notebook_path", "path"))
+
+
+def _cut_strings(d):
+    """One level of a dict with its strings cut to bounds.INPUT_TEXT (paths over bounds.PATH: dropped)."""
+    out = {}
+    for _, (key, value) in zip(range(bounds.ITEMS), d.items()):
+        if isinstance(value, str):
+            if key in _PATH_KEYS:
+                value = value if len(value) <= bounds.PATH else ""
+            elif len(value) > bounds.INPUT_TEXT:
+                value = bounds.cut(value, bounds.INPUT_TEXT)
+        out[key] = value
+    return out
+
+
+def _bounded_input(ti):
+    """tool_input as the senses analyse it: strings cut (bounds.INPUT_TEXT), lists of edits too."""
+    out = _cut_strings(ti)
+    for key, value in out.items():
+        if isinstance(value, list):
+            out[key] = [_cut_strings(v) if isinstance(v, dict) else v for v in _items(value)[0]]
+    return out
 
 
 def make_call(tool_name, tool_input, tool_response, error, duration_ms, now, cwd, tool_use_id=None):
@@ -462,8 +566,9 @@ def make_call(tool_name, tool_input, tool_response, error, duration_ms, now, cwd
     test_file (a write to a test file), created (a Write that created the file), id
     (tool_use_id), ms (duration).
     """
-    tool = tool_name if isinstance(tool_name, str) and tool_name else "unknown"
-    ti = tool_input if isinstance(tool_input, dict) else {}
+    tool = tool_name[: bounds.NAME] if isinstance(tool_name, str) and tool_name else "unknown"
+    full = tool_input if isinstance(tool_input, dict) else {}
+    ti = _bounded_input(full)  # what the senses analyse; sizes and fingerprints read `full`
     kind = kind_of(tool)
     cmd = _s(ti.get("command")) if kind == "exec" else ""
     call = {
@@ -480,8 +585,7 @@ def make_call(tool_name, tool_input, tool_response, error, duration_ms, now, cwd
     if error is not None and error is not False:
         err = error if isinstance(error, str) else str(error)
         call["ok"] = False
-        call["sig"] = signature(err, cmd)
-        call["err"] = error_line(err)
+        call["sig"], call["err"] = describe(err, cmd)
         out = min(len(err), 10000)
     else:
         sig = _failure_in_response(tool, tool_response)
@@ -490,13 +594,13 @@ def make_call(tool_name, tool_input, tool_response, error, duration_ms, now, cwd
             call["sig"] = sig
             call["err"] = _one_line(sig, 160)
         out = response_size(tool, tool_response)
-    call["size"] = _input_size(ti) + out
+    call["size"] = _input_size(full) + out
     scope = run_scope(cmd) if cmd else None
     if scope:
         call["is_test"] = True
         call["scope"] = scope
     if kind == "write":
-        call["h"] = _change_hash(tool, ti)
+        call["h"] = _change_hash(tool, full)
         if is_test_file(call["target"]):
             call["test_file"] = True
         if tool == "Write" and isinstance(tool_response, dict) and tool_response.get("type") == "create":

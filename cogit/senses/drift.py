@@ -62,8 +62,12 @@ def _ok(term):
 
 
 def prompt_terms(prompt):
+    """The prompt's first MAX_TERMS terms (the caller cuts the prompt: cogit/bounds.py)."""
     terms = []
-    for word in _WORD.findall(prompt or ""):
+    for m in _WORD.finditer(prompt or ""):
+        if len(terms) >= MAX_TERMS:
+            break
+        word = m.group(0)
         compound = any(ch in word for ch in "/._\\-") or re.search(r"[a-z][A-Z]", word)
         if compound:
             cands = _parts(word.strip("./-"))
