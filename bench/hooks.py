@@ -23,7 +23,7 @@ from pathlib import Path
 
 # The timing loop runs in a lean process: forking a parent that has dulwich and
 # friends loaded is slower and noisier, so the memories are built in a subprocess.
-ENTRY = "import sys; from cogit.hooks import run; sys.exit(run(sys.argv[1:]))"  # as cogit.install.claude writes it
+HOOK = ["-E", "-P", "-c", "import sys; from cogit.hooks import run; sys.exit(run(sys.argv[1:]))"]  # as cogit/launch.py writes it
 
 SID = "bench-0000-4b7e-9d0a-2f1c3e5b7a90"
 
@@ -33,6 +33,7 @@ def make_home(root: Path, commits: int):
     from cogit.store import memory
     from cogit.store import repo as git
     from cogit.store.provenance import COMMITTER, Provenance, message
+    from cogit.store.state import STATE_FILES
 
     home = Home(root)
     memory.init(home)
@@ -43,10 +44,15 @@ def make_home(root: Path, commits: int):
     repo = git.open_repo(home.memory)
     try:
         prov = Provenance(event="bench.grow", source="cli")
+        # Memory's tree holds only state files: history grows by a comment in one of them.
+        name = "engagement.yaml"
+        original = git.read_files(repo, git.head(repo))[name]
         for i in range(max(0, commits - 7)):
             head = git.head(repo)
-            git.commit(repo, git.MAIN, {"bench.txt": f"{i}\n".encode()}, message(f"grow {i}", "", prov), b"b <b@x>", COMMITTER, head)
-        git.sync_worktree(repo, home.memory, {"bench.txt": git.read_files(repo, git.head(repo)).get("bench.txt")} if commits > 7 else {})
+            git.commit(repo, git.MAIN, {name: original + f"# grow {i}\n".encode()}, message(f"grow {i}", "", prov),
+                       b"b <b@x>", COMMITTER, head)
+        if commits > 7:
+            git.sync_worktree(repo, home.memory, {name: git.read_files(repo, git.head(repo))[name]}, STATE_FILES)
     finally:
         repo.close()
     from cogit.store import digest
@@ -130,15 +136,15 @@ def main(rounds: int = 30) -> int:
     variants = {
         "python -c pass": ([py, "-c", "pass"], small, None),
         # The command `cogit install claude` writes into the agent's settings:
-        "PostToolUse (silent), 10 commits": ([py, "-c", ENTRY, "claude", "PostToolUse"], small_post, "PostToolUse"),
-        "PostToolUse (silent), 10k commits": ([py, "-c", ENTRY, "claude", "PostToolUse"], big_post, "PostToolUse"),
-        "PostToolUse Bash (silent), 10 commits": ([py, "-c", ENTRY, "claude", "PostToolUse"], small_post, "PostToolUse:Bash"),
-        "PostToolUseFailure Bash, one-line error": ([py, "-c", ENTRY, "claude", "PostToolUseFailure"], small_post,
+        "PostToolUse (silent), 10 commits": ([py, *HOOK, "claude", "PostToolUse"], small_post, "PostToolUse"),
+        "PostToolUse (silent), 10k commits": ([py, *HOOK, "claude", "PostToolUse"], big_post, "PostToolUse"),
+        "PostToolUse Bash (silent), 10 commits": ([py, *HOOK, "claude", "PostToolUse"], small_post, "PostToolUse:Bash"),
+        "PostToolUseFailure Bash, one-line error": ([py, *HOOK, "claude", "PostToolUseFailure"], small_post,
                                                      "PostToolUseFailure:small"),
-        "PostToolUseFailure Bash, 4 MB token error": ([py, "-c", ENTRY, "claude", "PostToolUseFailure"], small_post,
+        "PostToolUseFailure Bash, 4 MB token error": ([py, *HOOK, "claude", "PostToolUseFailure"], small_post,
                                                       "PostToolUseFailure:4MB"),
-        "SessionStart (inject), 10 commits": ([py, "-c", ENTRY, "claude", "SessionStart"], small, "SessionStart"),
-        "SessionStart (inject), 10k commits": ([py, "-c", ENTRY, "claude", "SessionStart"], big, "SessionStart"),
+        "SessionStart (inject), 10 commits": ([py, *HOOK, "claude", "SessionStart"], small, "SessionStart"),
+        "SessionStart (inject), 10k commits": ([py, *HOOK, "claude", "SessionStart"], big, "SessionStart"),
     }
     times = {k: [] for k in variants}
     rss = {k: 0 for k in variants}

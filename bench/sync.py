@@ -35,7 +35,7 @@ from cogit.paths import Home  # noqa: E402
 from cogit.store import digest, memory, schema, sync, yamlio  # noqa: E402
 from cogit.store import repo as git  # noqa: E402
 from cogit.store.provenance import Provenance, message  # noqa: E402
-from cogit.store.state import template_text  # noqa: E402
+from cogit.store.state import STATE_FILES, template_text  # noqa: E402
 
 CAP = 50
 
@@ -78,7 +78,7 @@ def make_commits(home: Home, who: str, n: int, start: float) -> None:
             sha = git.commit(repo, git.MAIN, change, message(f"Add learning {items[-1][0]}", "", prov),
                              prov.author_line(), git.machine_committer(repo), sha, when=int(when))
             files.update(change)
-        git.sync_worktree(repo, home.memory, files)
+        git.sync_worktree(repo, home.memory, files, STATE_FILES)
         digest.refresh(home, repo, git.MAIN)
     finally:
         repo.close()

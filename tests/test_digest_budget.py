@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 from cogit.store.digest import EMPTY, TIME_RESERVE, compile_text
-from conftest import git as run_git
 
 
 def items(prefix: str, n: int, words: int = 8) -> dict:

@@ -22,7 +22,7 @@ def alpha(initialized):
 @pytest.mark.parametrize("form", ["proj/alpha", "proj/alpha/", "./proj/alpha", "ABS", "~/alpha-link", "."])
 def test_project_folder_in_every_shell_form(initialized, alpha, form):
     c = initialized
-    env, cwd_form = None, form
+    cwd_form = form
     if form == "ABS":
         cwd_form = str(alpha)
     if form.startswith("~"):

@@ -12,9 +12,7 @@ import random
 import stat
 import subprocess
 import sys
-import textwrap
 import time
-from pathlib import Path
 
 import pytest
 

@@ -23,7 +23,8 @@ def scan(obj, all_branches: bool, as_json: bool) -> None:
     """
     from cogit.store import repo as git
     from cogit.store.scan import purge_advice, scan as scan_history
-    from cogit.store.write import allowlist, main_config
+    from cogit.store.scrub import allowlist
+    from cogit.store.write import main_config
 
     if not (obj.home.memory / ".git").exists():
         raise NotInitialized(f"no memory in {obj.home.memory}", hint="Run `cogit init` first.")

@@ -22,7 +22,8 @@ from cogit.store.memory import add_item
 from cogit.store.provenance import Provenance
 from cogit.store.state import find, now_iso
 from cogit.redact import redact
-from cogit.store.write import Change, State, allowlist, transact
+from cogit.store.scrub import allowlist
+from cogit.store.write import Change, State, transact
 
 RECENT = 300  # commits searched for an already-committed fold id
 

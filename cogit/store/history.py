@@ -13,7 +13,7 @@ from cogit.store import yamlio
 from cogit.store.diff import ItemChange, diff_states
 from cogit.store.memory import open_existing
 from cogit.store.provenance import Provenance, parse
-from cogit.store.state import ITEM_SECTIONS, now_iso, section_of_file
+from cogit.store.state import ITEM_SECTIONS, now_iso
 from cogit.store.write import Change, State, load_state, transact
 
 

@@ -178,3 +178,14 @@ def parse(section: str, data: bytes | str, filename: str) -> Any:
         doc = {}
     check(section, doc, filename)
     return doc
+
+
+def short_message(text: str, limit: int = 80) -> str:
+    """A validation message that quotes at most an excerpt of each value it quotes."""
+    import re
+
+    def cut(m):
+        value = m.group(1)
+        return f"'{value[:limit]}…' ({len(value):,} characters)" if len(value) > limit else m.group(0)
+
+    return re.sub(r"'((?:[^'\\]|\\.){%d,})'" % (limit + 1), cut, text, flags=re.S)

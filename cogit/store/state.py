@@ -191,3 +191,30 @@ def shrink_to_fit(section: str, doc: Any, excess: int) -> list[tuple[str, dict]]
             freed += size(text)
             removed.append(("focus", {"id": "priority", "text": text}))
     return removed
+
+
+def stamp_changes(doc, before, stamp: str) -> bool:
+    """Set `updated_at` of every item (and of a document that has one, like focus) whose
+    content changed while its `updated_at` did not; returns whether any was set."""
+    if not isinstance(doc, dict) or not isinstance(before, dict):
+        return False
+
+    def content(d):
+        return {k: v for k, v in yamlio.plain(d).items() if k != "updated_at"} if isinstance(d, dict) else d
+
+    done = False
+    if "updated_at" in doc and doc.get("updated_at") == before.get("updated_at"):
+        if {k: v for k, v in content(doc).items() if k != "items"} != {k: v for k, v in content(before).items() if k != "items"}:
+            doc["updated_at"] = stamp
+            done = True
+    items = doc.get("items")
+    if isinstance(items, list):
+        old = {i.get("id"): i for i in before.get("items") or [] if isinstance(i, dict)}
+        for item in items:
+            prev = old.get(item.get("id")) if isinstance(item, dict) else None
+            if prev is None or item.get("updated_at") != prev.get("updated_at"):
+                continue  # new, or its time was set by whoever changed it
+            if content(item) != content(prev):
+                item["updated_at"] = stamp
+                done = True
+    return done

@@ -16,18 +16,19 @@ import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 from cogit.errors import Conflict, InvalidState, Locked
 from cogit.locking import LockTimeout, queued_lock
 from cogit.paths import Home
 from cogit.redact import redact, redact_tree
+from cogit.store.scrub import allowlist, redact_raw
 from cogit.store import repo as git
 from cogit.store import loader, schema, yamlio
 from cogit.store.provenance import Provenance, message
 from cogit.store.state import (STATE_FILES, SINGULAR, apply_caps, default_doc, filename, now_iso, section_of_file,
-                               shrink_to_fit, template_text)
-from cogit.store.schema import SECTIONS
+                               shrink_to_fit, stamp_changes, template_text)
+from cogit.store.schema import SECTIONS, short_message
 
 
 class State(dict):
@@ -203,102 +204,6 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
 
     digest.refresh(home, repo, branch, {branch: state})
     return WriteResult(sha, change.summary, sorted(section_of_file(n) for n in files), pruned, redactions[0])
-
-
-def allowlist(config) -> frozenset:
-    """config `redaction.allowlist`: literal strings that are never redacted."""
-    entries = ((config or {}).get("redaction") or {}).get("allowlist") or ()
-    return frozenset(str(e) for e in entries)
-
-
-def redact_raw(section: str, data: bytes, name: str, allow=()) -> tuple[bytes, Any, int]:
-    """Redact a section whose text a person wrote, comments included, keeping its layout.
-
-    Values and keys are redacted in the parsed document first (then the document is
-    written back by ruamel, comments kept); then the whole text is redacted, which
-    reaches what only the text holds: comments. The result must parse to the same
-    data, else (a match that straddles YAML syntax) only comment text is redacted,
-    and if even that is not clean the comments are dropped: a secret is never kept.
-    Returns (text, plain document, number of secrets redacted).
-    """
-    rt = schema.parse(section, data, name)
-    count = [0]
-    redact_tree(rt, count, allow)
-    text = yamlio.dump(rt) if count[0] else data.decode("utf-8")
-    doc = yamlio.plain(rt)
-    new, n = redact(text, allow)
-    if n:
-        for candidate in (new, _redact_comments(text, allow)):
-            try:
-                if yamlio.plain(schema.parse(section, candidate, name)) == doc:
-                    text = candidate
-                    break
-            except InvalidState:
-                continue
-        else:
-            text = yamlio.canonical(doc, "") or yamlio.dump(doc)
-        count[0] += n
-    return text.encode("utf-8"), doc, count[0]
-
-
-def _redact_comments(text: str, allow=()) -> str:
-    """Redact only what follows a `#` that starts a YAML comment (outside quotes), line by line."""
-    out = []
-    for line in text.splitlines(keepends=True):
-        at = _comment_start(line)
-        out.append(line if at < 0 else line[:at] + redact(line[at:], allow)[0])
-    return "".join(out)
-
-
-def _comment_start(line: str) -> int:
-    quote = None
-    for i, c in enumerate(line):
-        if quote:
-            if c == quote:
-                quote = None
-        elif c in "'\"" and (i == 0 or line[i - 1] in " :[{,-"):
-            quote = c
-        elif c == "#" and (i == 0 or line[i - 1] in " \t"):
-            return i
-    return -1
-
-
-def short_message(text: str, limit: int = 80) -> str:
-    """A validation message that quotes at most an excerpt of each value it quotes."""
-    import re
-
-    def cut(m):
-        value = m.group(1)
-        return f"'{value[:limit]}…' ({len(value):,} characters)" if len(value) > limit else m.group(0)
-
-    return re.sub(r"'((?:[^'\\]|\\.){%d,})'" % (limit + 1), cut, text, flags=re.S)
-
-
-def stamp_changes(doc, before, stamp: str) -> bool:
-    """Set `updated_at` of every item (and of a document that has one, like focus) whose
-    content changed while its `updated_at` did not; returns whether any was set."""
-    if not isinstance(doc, dict) or not isinstance(before, dict):
-        return False
-
-    def content(d):
-        return {k: v for k, v in yamlio.plain(d).items() if k != "updated_at"} if isinstance(d, dict) else d
-
-    done = False
-    if "updated_at" in doc and doc.get("updated_at") == before.get("updated_at"):
-        if {k: v for k, v in content(doc).items() if k != "items"} != {k: v for k, v in content(before).items() if k != "items"}:
-            doc["updated_at"] = stamp
-            done = True
-    items = doc.get("items")
-    if isinstance(items, list):
-        old = {i.get("id"): i for i in before.get("items") or [] if isinstance(i, dict)}
-        for item in items:
-            prev = old.get(item.get("id")) if isinstance(item, dict) else None
-            if prev is None or item.get("updated_at") != prev.get("updated_at"):
-                continue  # new, or its time was set by whoever changed it
-            if content(item) != content(prev):
-                item["updated_at"] = stamp
-                done = True
-    return done
 
 
 def main_config(repo):

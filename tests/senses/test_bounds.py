@@ -10,7 +10,6 @@ here in seconds instead of hanging on 4 MB.
 from __future__ import annotations
 
 import base64
-import os
 import random
 import time
 
