@@ -212,6 +212,8 @@ def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool) -> None:
     """
     from cogit.learn.drain import finalize as run_finalize
 
+    if os.environ.get("COGIT_IN_HOOK") == "1":
+        _make_memory(obj.home)
     results = run_finalize(obj.home, session_id, _stale_minutes(obj.home))
     if not quiet:
         for r in results:
@@ -222,6 +224,19 @@ def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool) -> None:
         from cogit.store.sync import background
 
         background(obj.home, "push")
+
+
+def _make_memory(home) -> None:
+    """Started by a hook on a machine with no memory yet: create it from the defaults, so a
+    lesson the agent was told is noted is stored, not kept waiting for `cogit init`."""
+    from cogit.store.write import log_note, memory_lock
+
+    if (home.memory / ".git").exists():
+        return
+    with memory_lock(home):  # two hooks' finalize may arrive at once
+        if not (home.memory / ".git").exists():
+            memory.init(home)
+            log_note(home, f"created memory in {home.memory} at the first agent session (no `cogit init` had run)")
 
 
 def _stale_minutes(home) -> float:
