@@ -262,3 +262,20 @@ def test_the_digest_never_ranks_by_file_order():
     state = {"heuristics": {"items": items}, "tools": {"sessions": 0}}
     text = compile_text([("global", state)], {"digest": {"heuristics": 3}})["text"]
     assert _shown_heuristics(text)[0] == "h-0003"
+
+
+def test_the_digest_shows_confidence_with_the_configured_decay():
+    from cogit.store.digest import compile_text
+
+    import time
+
+    now = time.time()
+    then = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now - 100 * 86400))  # dormant, still above the floor
+    rule = {"id": "ru-00aa", "text": "a rule", "detector": "error_loop", "detections": 2, "suppressions": 0,
+            "last_detected": then, "created_at": then}
+    state = {"rules": {"items": [rule]}, "tools": {"sessions": 0}}
+    default = ledger.of_item(rule, now)
+    fast = {"learning": {"rule_dormant_days": 1, "rule_half_life_days": 1, "rule_min_confidence": 0}}
+    quick = ledger.of_item(rule, now, fast)
+    assert f"(confidence {default:.0%})" in compile_text([("global", state)], {})["text"]
+    assert quick < default and f"(confidence {quick:.0%})" in compile_text([("global", state)], fast)["text"]

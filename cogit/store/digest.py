@@ -42,7 +42,7 @@ def _ranked(state, config=None) -> dict[str, list[dict]]:
     return {s: rank.ranked(s, _items(state, s), config=config) for s in ("heuristics", "learnings", "avoidances", "rules")}
 
 
-def _line(section: str, item: dict) -> str:
+def _line(section: str, item: dict, config=None) -> str:
     text = " ".join(str(item.get("text", "")).split())
     if section == "heuristics" and int(item.get("use_count", 0)):
         return f"• {text} (used {item['use_count']}×) [{item['id']}]"
@@ -53,7 +53,7 @@ def _line(section: str, item: dict) -> str:
 
         from cogit.learn import ledger
 
-        c = ledger.of_item(item, time.time())
+        c = ledger.of_item(item, time.time(), config)
         return f"• {text} [{item['id']}] (confidence {c:.0%})"
     return f"• {text} [{item['id']}]"
 
@@ -118,7 +118,7 @@ def compile_text(scopes: list[tuple[str, dict]], config) -> dict:
     size = sum(len(x) + 1 for x in head) + len(CLOSE) + FOOTER_RESERVE
     chosen: dict[str, list[str]] = {section: [] for section in HEADINGS}
     for *_, section, item in queue:
-        line = _line(section, item)
+        line = _line(section, item, config)
         cost = len(line) + 1 + (0 if chosen[section] else len(HEADINGS[section]) + 1)
         if size + cost > limit:
             continue  # a long item does not stop shorter ones of lower rank from filling the rest
