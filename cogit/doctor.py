@@ -87,6 +87,8 @@ def check_memory(home: Home, fix: bool) -> list[Finding]:
     leftovers = [n for n in TOP_LOCKS if (gitdir / n).exists()]
     for dirpath, _, names in os.walk(gitdir / "refs"):
         leftovers += [os.path.relpath(os.path.join(dirpath, n), gitdir) for n in names if n.endswith(".lock")]
+    prefixes = tuple(f".{name}." for name in STATE_FILES)
+    leftovers += [n for n in os.listdir(home.memory) if n.endswith(".tmp") and n.startswith(prefixes)]
     pending = git.read_pending(home.memory) is not None
     out = []
     if leftovers or pending:

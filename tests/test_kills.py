@@ -150,3 +150,32 @@ def run_trials(root, trials: int, rng: random.Random, git_env) -> dict:
     a.assert_healthy()
     assert not list((a.home / "runtime" / "sessions").iterdir())
     return counts
+
+
+def test_an_object_lock_left_by_a_kill_does_not_block_that_object_forever(initialized):
+    """dulwich writes a loose object through `<object>.lock`: a kill there left a lock that
+    refused every later write of the same content (found by the kill test)."""
+    from dulwich.objects import Blob
+
+    c = initialized
+    path = c.home / "memory" / "engagement.yaml"
+    data = path.read_bytes() + b"# a comment of mine\n"
+    sha = Blob.from_string(data).id.decode()
+    lock = c.home / "memory" / ".git" / "objects" / sha[:2] / (sha[2:] + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_bytes(b"")
+    path.write_bytes(data)
+    c.run("commit", "-m", "A comment")
+    assert c.git("rev-parse", "HEAD:engagement.yaml").strip() == sha
+    assert not lock.exists()
+    c.assert_healthy()
+
+
+def test_a_temporary_file_left_by_a_kill_is_cleared_by_the_next_write(initialized):
+    c = initialized
+    stray = c.home / "memory" / ".learnings.yaml.k1ll3d.tmp"
+    stray.write_text("half a file")
+    c.run("add", "learning", "after the kill")
+    assert not stray.exists()
+    assert "cleared stale lock and temporary file(s)" in (c.home / "runtime" / "logs" / "store.log").read_text()
+    c.assert_healthy()

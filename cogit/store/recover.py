@@ -2,8 +2,9 @@
 
 Every process that writes the memory repository (commits, refs, index, config) holds
 the memory lock first. So a git lock file found while we hold it (`refs/heads/main.lock`,
-`index.lock`, …) was left by a writer that died mid-update: it is stale by construction
-and is removed, with a line in runtime/logs/store.log. Left in place, dulwich (and git)
+`index.lock`, …), or a temporary file of an atomic write beside a state file, was left
+by a writer that died mid-update: it is stale by construction and is removed, with a
+line in runtime/logs/store.log. Left in place, dulwich (and git)
 would refuse every later write: memory would be bricked.
 
 A kill between a commit and the update of the working tree and index leaves the files
@@ -43,8 +44,14 @@ def recover(home: Home) -> None:
                 path = os.path.join(dirpath, name)
                 os.unlink(path)
                 cleared.append(os.path.relpath(path, gitdir))
+    # A kill inside write_atomic leaves its temporary file beside the state file.
+    prefixes = tuple(f".{name}." for name in STATE_FILES)
+    for name in os.listdir(home.memory):
+        if name.endswith(".tmp") and name.startswith(prefixes):
+            os.unlink(home.memory / name)
+            cleared.append(name)
     if cleared:
-        _log(home, f"cleared stale git lock file(s) left by a killed writer: {', '.join(sorted(cleared))}")
+        _log(home, f"cleared stale lock and temporary file(s) left by a killed writer: {', '.join(sorted(cleared))}")
     old = git.read_pending(home.memory)
     if old is not None:
         _finish_worktree(home, old or None)

@@ -221,7 +221,7 @@ def commit(
     c.encoding = b"UTF-8"
     c.message = message
     for obj in (*objects, tree, c):
-        repo.object_store.add_object(obj)
+        _add_object(repo, obj)
     ref = branch_ref(branch)
     old = expected.encode() if expected else None
     ok = repo.refs.set_if_equals(ref, old, c.id, message=b"cogit: " + message.split(b"\n", 1)[0], committer=committer)
@@ -231,6 +231,22 @@ def commit(
             hint="Another writer changed memory at the same moment; run the command again.",
         )
     return c.id.decode()
+
+
+def _add_object(repo: Repo, obj) -> None:
+    """Store a loose object. dulwich writes it through `<object>.lock`; a writer killed
+    there leaves that lock behind, and the same object (same content, same name) could
+    then never be written again. Callers hold the memory lock, so such a lock is stale."""
+    from dulwich.file import FileLocked
+
+    try:
+        repo.object_store.add_object(obj)
+    except FileLocked as e:
+        lock = os.fsdecode(e.lockfilename)
+        if os.sep + "objects" + os.sep not in lock:
+            raise
+        os.unlink(lock)
+        repo.object_store.add_object(obj)
 
 
 def open_index(repo: Repo):
