@@ -212,11 +212,14 @@ def worktree_text(home: Home, section: str) -> bytes:
     """The text `cogit edit` starts from: the working tree's file (a hand edit waiting in it
     included), else the committed one. A symlink or folder there is refused (InvalidState)."""
     data = git.read_regular(home.memory, filename(section))
-    if data is not None:
-        return data
+    return data if data is not None else committed_text(home, git.MAIN, section)
+
+
+def committed_text(home: Home, branch: str, section: str) -> bytes:
+    """The exact committed text of one section on a branch (comments included), else the template."""
     repo = open_existing(home)
     try:
-        data = git.read_files(repo, git.head(repo, git.MAIN)).get(filename(section))
+        data = git.read_files(repo, git.head(repo, branch)).get(filename(section))
     finally:
         repo.close()
     return data if data is not None else template_text(section).encode("utf-8")

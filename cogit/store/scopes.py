@@ -168,12 +168,9 @@ def list_projects(home: Home) -> list[dict]:
 
 def section_text(home: Home, scope: Scope, section: str) -> bytes:
     """The exact text of one section on a branch (comments included), for `cogit edit`."""
-    repo = _open(home)
-    try:
-        data = git.read_files(repo, git.head(repo, scope.branch)).get(filename(section))
-    finally:
-        repo.close()
-    return data if data is not None else template_text(section).encode("utf-8")
+    from cogit.store.memory import committed_text
+
+    return committed_text(home, scope.branch, section)
 
 
 # --------------------------------------------------------------------------- moving items
