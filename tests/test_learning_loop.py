@@ -250,7 +250,8 @@ def test_the_cap_prunes_the_lowest_score_not_the_most_praised(initialized):
     memory.write(Home(c.home), Provenance(event="human.edit", source="human"), praise)
     c.run("add", "heuristic", "fourth")
     left = [h["text"] for h in c.json("show", "heuristics")["heuristics"]]
-    assert "oldest but praised" in left and len(left) == 3 and "fourth" in left
+    # The unpraised three tie on score; which of them goes depends on one-second timestamps.
+    assert "oldest but praised" in left and len(left) == 3
 
 
 def test_the_digest_never_ranks_by_file_order():
