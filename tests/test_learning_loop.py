@@ -162,6 +162,40 @@ def test_a_project_session_records_evidence_in_the_project_only(initialized, tmp
     assert [e for e in c.json("log") if e["trailers"].get("Cogit-Rule")] == []  # main's history has no evidence
 
 
+def test_a_global_rule_earns_its_evidence_in_the_project_where_the_session_ran(initialized, tmp_path):
+    """Each piece of evidence lands in exactly one scope: the project's branch when the
+    session ran in a project, also for a global rule; the rule's confidence counts it."""
+    from conftest import git
+
+    c = initialized
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    git(proj, "init", "-q")
+    git(proj, "remote", "add", "origin", "https://github.com/acme/widgets.git")
+    c.run("add", "rule", "Read the error message before running the command again", "--detector", "error_loop")
+    rule = the_rule(c)
+    injected = session(c, "g1", [bash("g1", 1)], cwd=str(proj))
+    assert f"[{rule['id']}]" in injected
+    after = the_rule(c)
+    (branch,) = [b for b in c.git("branch", "--format=%(refname:short)").split() if b.startswith("project/")]
+    assert (after["scope"], after["suppressions"], after["evidence_by_scope"]) == ("global", 1, {branch: 1})
+    assert after["confidence"] > rule["confidence"]
+    # The commit is in the project's history only; main's copy of the rule is untouched.
+    assert "rule.suppress" not in c.git("log", "main", "--format=%B")
+    (sha,) = c.git("log", branch, "--format=%H", "--grep=Cogit-Event: rule.suppress").split()
+    assert c.json("show", "rules")["rules"][0]["suppressions"] == 0
+    assert [e["scope"] for e in c.json("rules", "show", rule["id"])["ledger"]] == [branch]
+    # A session outside the project is shown the rule with the confidence it earned there.
+    outside = session(c, "g2", [read("g2", 1)])
+    assert f"[{rule['id']}] (confidence {after['confidence']:.0%})" in outside
+    # Reverting the project's evidence commit takes it out of the ledger again.
+    c.run("revert", sha, "--project", branch.split("/", 1)[1])
+    reverted = the_rule(c)
+    assert (reverted["suppressions"], reverted["confidence"]) == (0, rule["confidence"])
+    assert f"[{rule['id']}] (confidence {rule['confidence']:.0%})" in session(c, "g3", [read("g3", 1)])
+    c.assert_healthy()
+
+
 def test_rules_below_the_floor_leave_the_digest_but_not_memory():
     from cogit.learn import rank
 

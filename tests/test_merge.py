@@ -593,3 +593,21 @@ def test_property_reorders_are_symmetric_and_stable(n, ops_o, ops_t):
         assert json.dumps(again) == json.dumps(merged)
     # A side that was not edited contributes nothing: the merge is the other side.
     assert json.dumps(merge_states(base, ours, base).state) == json.dumps(ours)
+
+
+def test_a_projects_evidence_of_global_rules_adds_up_across_machines():
+    """rules.yaml `global_evidence` (a project's ledger cache of global rules) merges like
+    the rules' own counters: both machines' detections and suppressions count."""
+    def doc(det, sup, last):
+        return {"rules": {"schema_version": 1, "items": [], "global_evidence": {
+            "ru-aaaa": {"detections": det, "suppressions": sup, "last_detected": None, "last_suppressed": last}}}}
+
+    base = doc(0, 1, "2026-01-01T00:00:00Z")
+    ours = doc(0, 2, "2026-01-02T00:00:00Z")
+    theirs = doc(1, 2, "2026-01-03T00:00:00Z")
+    theirs["rules"]["global_evidence"]["ru-bbbb"] = {"detections": 1, "suppressions": 0}
+    result = merge_states(base, ours, theirs)
+    ev = result.state["rules"]["global_evidence"]
+    assert ev["ru-aaaa"] == {"detections": 1, "suppressions": 3, "last_detected": None, "last_suppressed": "2026-01-03T00:00:00Z"}
+    assert ev["ru-bbbb"] == {"detections": 1, "suppressions": 0}
+    assert result.conflicts == []

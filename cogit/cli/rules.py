@@ -55,6 +55,6 @@ def rules_show(obj, rule_id: str, as_json: bool) -> None:
     click.echo(f"over time  {row['sparkline']}  ({row['over_time'][0]['confidence']:.0%} → {row['confidence']:.0%})")
     for e in row["ledger"]:
         click.echo(f"  {e['time']}  {e['kind']:<8}  session {e['session'][:12]:<12}  commit {e['commit'][:10]}"
-                   + ("  (injected)" if e["injected"] else ""))
+                   + ("  (injected)" if e["injected"] else "") + (f"  [{e['scope']}]" if e["scope"] != row["scope"] else ""))
     if not row["ledger"]:
         click.echo("  no evidence yet")

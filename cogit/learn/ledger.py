@@ -23,6 +23,11 @@ history. All three are config `learning.rule_dormant_days`, `rule_half_life_days
 rules.yaml keeps `detections`, `suppressions`, `last_detected`, `last_suppressed` as a
 cache of the ledger so the digest compiles without walking history; every evidence
 commit and every revert of one rewrites them from the ledger.
+
+Scopes: each piece of evidence lands in the scope where its session ran. A global rule
+(it lives on main) shown in a project session gets its evidence committed on the
+project's branch, whose rules.yaml keeps the cache of it under `global_evidence`. A
+global rule's confidence counts its evidence in every scope (`combine`, `scope_caches`).
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ class Evidence:
     time: int
     injected: bool
     summary: str = ""
+    scope: str = ""  # "global" or the project's branch: where the evidence was committed
 
 
 def settings(config: dict | None) -> dict:
@@ -81,6 +87,29 @@ def of_item(rule: dict, now: float, config: dict | None = None) -> float:
     times = [t for t in (parse_time(rule.get("last_detected")), parse_time(rule.get("last_suppressed"))) if t]
     last = max(times) if times else parse_time(rule.get("created_at"))
     return confidence(e, last, now, config)
+
+
+def combine(rule: dict, caches: list[dict]) -> dict:
+    """A copy of a global rule whose cache also counts its evidence in other scopes."""
+    if not caches:
+        return rule
+    out = dict(rule)
+    for key in ("detections", "suppressions"):
+        out[key] = int(rule.get(key, 0) or 0) + sum(int(c.get(key, 0) or 0) for c in caches)
+    for key in ("last_detected", "last_suppressed"):
+        times = [t for t in [rule.get(key)] + [c.get(key) for c in caches] if t]
+        out[key] = max(times, key=lambda t: parse_time(t) or 0.0) if times else None
+    return out
+
+
+def scope_caches(rules_docs: list[dict]) -> dict[str, list[dict]]:
+    """rule id -> the `global_evidence` caches of the given project rules.yaml documents."""
+    out: dict[str, list[dict]] = {}
+    for doc in rules_docs:
+        for rid, cache in ((doc or {}).get("global_evidence") or {}).items():
+            if isinstance(cache, dict):
+                out.setdefault(rid, []).append(cache)
+    return out
 
 
 def read(repo, branch: str, also_reverted: str | None = None) -> dict[str, list[Evidence]]:

@@ -85,8 +85,13 @@ def add_rule(text: str, detector: str, config: dict | None, signature: str = "")
     return apply
 
 
-def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | None = None):
-    """Apply: record one detection/suppression of a rule (or create it with its first detection)."""
+def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | None = None, global_rule: dict | None = None):
+    """Apply: record one detection/suppression of a rule (or create it with its first detection).
+
+    `global_rule`: the rule lives on main but the session ran in the project of `branch`:
+    the evidence lands in the project (its `global_evidence` cache), never in main."""
+    if global_rule is not None:
+        return _global_evidence(home, kind, global_rule, branch)
 
     def apply(state: State) -> Change | None:
         items = state["rules"]["items"]
@@ -111,6 +116,22 @@ def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | No
         verb = "Detected" if kind == "detect" else "Suppressed"
         what = f"New rule {rule['id']}" if created else f"{verb} rule {rule['id']}"
         return Change(f"{what}: {rule['text']}"[:200], trailers={"Cogit-Rule": rule["id"]})
+
+    return apply
+
+
+def _global_evidence(home: Home, kind: str, rule: dict, branch: str):
+    def apply(state: State) -> Change | None:
+        repo = git.open_repo(home.memory)
+        try:
+            entries = ledger.read(repo, branch).get(rule["id"], [])
+        finally:
+            repo.close()
+        entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", int(time.time()), False)]
+        state["rules"].setdefault("global_evidence", {})[rule["id"]] = ledger.cache_fields(entries)
+        verb = "Detected" if kind == "detect" else "Suppressed"
+        return Change(f"{verb} global rule {rule['id']} in this project: {rule.get('text', '')}"[:200],
+                      trailers={"Cogit-Rule": rule["id"]})
 
     return apply
 
@@ -169,29 +190,31 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
     shown = []
     for r in pending.get("receipts") or []:
         shown += [i for i in (r.get("shown") or []) if isinstance(i, str)]
-    plan = []  # (kind, rule_id or None, branch, create, key, injected)
+    plan = []  # (kind, rule_id or None, global rule or None, create, key, injected, why)
     detected: set[str] = set()
     for d in detectors.run(trace, config):
         where = next(((b, r) for b in branches for r in [match(rules_of.get(b), d.detector, d.signature)] if r), None)
         key = f"{d.detector}:{d.signature}"
+        # Evidence lands in the scope where the session ran (`branch`), also for a global
+        # rule (ledger.py: a project keeps its evidence of global rules in `global_evidence`).
         if where:
             b, rule = where
             detected.add(rule["id"])
-            plan.append(("detect", rule["id"], b, None, key, rule["id"] in shown, d.evidence))
+            plan.append(("detect", rule["id"], rule if b != branch else None, None, key, rule["id"] in shown, d.evidence))
         else:
-            plan.append(("detect", None, branch, {"detector": d.detector, "signature": d.signature, "lesson": d.lesson}, key, False, d.evidence))
+            plan.append(("detect", None, None, {"detector": d.detector, "signature": d.signature, "lesson": d.lesson}, key, False, d.evidence))
     for b in branches:
         for rule in rules_of.get(b, []):
             rid = rule.get("id")
             if rid in shown and rid not in detected and detectors.precondition(str(rule.get("detector")), trace, config):
-                plan.append(("suppress", rid, b, None, rid, True, "shown, the work was done, the pattern did not happen"))
+                plan.append(("suppress", rid, rule if b != branch else None, None, rid, True, "shown, the work was done, the pattern did not happen"))
     results = []
-    for kind, rid, b, create, key, injected, why in plan:
+    for kind, rid, global_rule, create, key, injected, why in plan:
         fold_id = f"{pending['id']}:rule:{key}"
         prov = prov_of(session_state, ledger.DETECT if kind == "detect" else ledger.SUPPRESS)
         prov.evidence = why
         prov.extra = {"Cogit-Injected": "yes" if injected else "no", "Cogit-Fold": fold_id}
-        result = transact(home, prov, evidence(home, kind, rid, b, create), branch=b, skip_if=fold_committed(fold_id))
+        result = transact(home, prov, evidence(home, kind, rid, branch, create, global_rule), branch=branch, skip_if=fold_committed(fold_id))
         if result:
             results.append(result)
     praised = set((pending.get("agg") or {}).get("evidence") or {})
@@ -231,6 +254,16 @@ def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: P
     def apply(state: State) -> Change:
         items = state["rules"]["items"]
         rule = next((r for r in items if r.get("id") == rule_id), None)
+        scoped = state["rules"].get("global_evidence") or {}
+        if rule is None and rule_id in scoped:  # a project's evidence of a global rule
+            repo = git.open_repo(home.memory)
+            try:
+                entries = ledger.read(repo, branch, also_reverted=target).get(rule_id, [])
+            finally:
+                repo.close()
+            scoped[rule_id] = ledger.cache_fields(entries)  # kept at zero: a revert of this revert counts it again
+            return Change(f'Revert "{summary}"', body=f"This reverts commit {target}: the rule's ledger in this project no longer counts it.",
+                          trailers={"Cogit-Reverts": target, "Cogit-Rule": rule_id})
         if rule is None:
             raise CogitError(f"rule {rule_id} is no longer in memory; its evidence cannot be reverted",
                              hint=f"Bring the rule back first (`cogit log --item {rule_id}`, then `cogit revert` of the commit that removed it).")
@@ -252,6 +285,30 @@ def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: P
     return result
 
 
+def _scopes(repo) -> list[str]:
+    return [git.MAIN] + [b for b in git.branches(repo) if b.startswith("project/")]
+
+
+def _entries(repo, rule_id: str, branch: str, books: dict) -> list:
+    """A rule's ledger: its branch's evidence, and for a global rule also what every project
+    recorded of it (each piece of evidence is in exactly one scope), oldest first."""
+    def book(b):
+        if b not in books:
+            books[b] = ledger.read(repo, b)
+        return books[b]
+
+    entries = [_labelled(e, branch) for e in book(branch).get(rule_id, [])]
+    if branch == git.MAIN:
+        for b in _scopes(repo)[1:]:
+            entries += [_labelled(e, b) for e in book(b).get(rule_id, [])]
+    return sorted(entries, key=lambda e: e.time)
+
+
+def _labelled(ev, branch: str):
+    ev.scope = "global" if branch == git.MAIN else branch
+    return ev
+
+
 def listing(home: Home, branches: list[str] | None = None, now: float | None = None) -> list[dict]:
     """Every rule with its ledger-derived numbers (`cogit rules`), best first."""
     from cogit.store.memory import open_existing
@@ -262,16 +319,16 @@ def listing(home: Home, branches: list[str] | None = None, now: float | None = N
     try:
         config = main_config(repo)
         if branches is None:
-            branches = [git.MAIN] + [b for b in git.branches(repo) if b.startswith("project/")]
+            branches = _scopes(repo)
         out = []
+        books: dict = {}
         for b in branches:
             sha = git.head(repo, b)
             if not sha:
                 continue
             items = (load_state(repo, sha).get("rules") or {}).get("items") or []
-            book = ledger.read(repo, b) if items else {}
             for rule in items:
-                out.append(_row(rule, book.get(rule.get("id"), []), b, now, config))
+                out.append(_row(rule, _entries(repo, rule.get("id"), b, books), b, now, config))
         return sorted(out, key=lambda r: (-r["confidence"], r["id"]))
     finally:
         repo.close()
@@ -293,6 +350,7 @@ def _row(rule: dict, entries: list, branch: str, now: float, config) -> dict:
         "last_suppressed": now_iso(sup[-1].time) if sup else None,
         "sessions_injected": len({e.session for e in entries if e.injected}),
         "scope": "global" if branch == git.MAIN else branch,
+        "evidence_by_scope": {k: sum(1 for e in entries if getattr(e, "scope", "") == k) for k in dict.fromkeys(getattr(e, "scope", "") for e in entries)},
         "source": rule.get("source"),
         "created_at": rule.get("created_at"),
     }
@@ -308,15 +366,16 @@ def show(home: Home, rule_id: str, now: float | None = None) -> dict:
     repo = open_existing(home)
     try:
         config = main_config(repo)
-        for b in [git.MAIN] + [x for x in git.branches(repo) if x.startswith("project/")]:
+        books: dict = {}
+        for b in _scopes(repo):
             items = (load_state(repo, git.head(repo, b)).get("rules") or {}).get("items") or []
             rule = next((r for r in items if r.get("id") == rule_id), None)
             if rule is None:
                 continue
-            entries = ledger.read(repo, b).get(rule_id, [])
+            entries = _entries(repo, rule_id, b, books)
             row = _row(rule, entries, b, now, config)
             row["ledger"] = [{"kind": e.kind, "session": e.session, "commit": e.sha, "time": now_iso(e.time),
-                              "injected": e.injected} for e in entries]
+                              "injected": e.injected, "scope": e.scope} for e in entries]
             points = ledger.history(entries, ledger.parse_time(rule.get("created_at")), now, config)
             row["over_time"] = [{"time": now_iso(t), "confidence": c} for t, c in points]
             row["sparkline"] = ledger.sparkline([c for _, c in points])

@@ -156,6 +156,31 @@ def cache_path(home: Home, branch: str) -> Path:
     return home.digests / f"{safe_name(branch.replace('/', '--'))}.json"
 
 
+def _with_scope_evidence(repo, main_state: dict, known: dict) -> dict:
+    """main's state whose global rules also count their evidence from project scopes
+    (cogit/learn/ledger.py `combine`): what a rule earned in a project keeps it shown."""
+    from cogit.learn import ledger
+    from cogit.store import loader
+    from cogit.store.state import filename
+
+    docs = []
+    for b in git.branches(repo):
+        if not b.startswith("project/"):
+            continue
+        if b in known:
+            docs.append(known[b].get("rules") or {})
+            continue
+        blob = git.blob_ids(repo, git.head(repo, b)).get(filename("rules"))
+        if blob:
+            docs.append(loader.parse_blob(repo, "rules", blob))
+    caches = ledger.scope_caches(docs)
+    if not caches:
+        return main_state
+    rules = dict(main_state.get("rules") or {})
+    rules["items"] = [ledger.combine(r, caches.get(r.get("id"), [])) for r in rules.get("items") or []]
+    return dict(main_state, rules=rules)
+
+
 def refresh(home: Home, repo, branch: str, known: dict | None = None) -> None:
     """Recompile the cached digest of `branch` (and of every project when main changed).
 
@@ -169,10 +194,11 @@ def refresh(home: Home, repo, branch: str, known: dict | None = None) -> None:
         return known[_branch] if _branch in known else _load(repo, sha)
 
     targets = [branch]
-    if branch == git.MAIN:
-        targets += [b for b in git.branches(repo) if b.startswith("project/")]
+    if branch == git.MAIN or ((known.get(branch) or {}).get("rules") or {}).get("global_evidence"):
+        # main changed, or a project's evidence of global rules did: every scope shows them.
+        targets = [git.MAIN] + [b for b in git.branches(repo) if b.startswith("project/")]
     main_sha = git.head(repo, git.MAIN)
-    main_state = load_state(repo, main_sha, git.MAIN)
+    main_state = _with_scope_evidence(repo, load_state(repo, main_sha, git.MAIN), known)
     for target in targets:
         scopes = [("global", main_state)]
         heads = {git.MAIN: main_sha}

@@ -415,6 +415,16 @@ def _merge_doc(section: str, base: dict, ours: dict, theirs: dict, conflicts: li
             section, b if isinstance(b, list) else [], o, t, conflicts
         )
         kinds = {"items": list}
+        if section == "rules":
+            # A project's ledger cache of global rules: counters add up like the rules' own.
+            def merge_evidence(rid, b, o, t):
+                if not (isinstance(o, dict) and isinstance(t, dict)):
+                    return _merge_plain(f"global_evidence.{rid}", b, o, t, ctx, conflicts)
+                return _merge_mapping(f"global_evidence.{rid}", b if isinstance(b, dict) else {}, o, t,
+                                      ctx, conflicts, lambda f: _ITEM_FIELDS["rules"].get(f, PLAIN))
+
+            special["global_evidence"] = lambda b, o, t: _merge_keyed_map("global_evidence", b, o, t, merge_evidence)
+            kinds["global_evidence"] = dict
     elif section == "tools":
 
         def merge_tool(name, b, o, t):
