@@ -42,7 +42,7 @@ def import_cmd(obj, kind: str, path: str, as_json: bool, project: str | None) ->
         click.echo(f"problem: {line}", err=True)
     if report.dropped_problems:
         click.echo(f"... and {report.dropped_problems} more problems", err=True)
-    for note in report.notes:
+    for note in report.all_notes():
         click.echo(f"note: {note}")
     if result is None:
         click.echo("Nothing new to import; no commit made.")

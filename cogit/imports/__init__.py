@@ -40,7 +40,8 @@ class Report:
     files: list[str] = field(default_factory=list)
     added: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # "file:LINE: what is wrong (skipped)"
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # from reading the files
+    apply_notes: list[str] = field(default_factory=list)  # from applying them (reset on each try)
     dropped_problems: int = 0
 
     def problem(self, where: str, line: int | None, text: str) -> None:
@@ -54,7 +55,15 @@ class Report:
 
     def as_json(self) -> dict:
         return {"kind": self.kind, "files": self.files, "added": self.added, "problems": self.problems,
-                "more_problems": self.dropped_problems, "notes": self.notes}
+                "more_problems": self.dropped_problems, "notes": self.all_notes()}
+
+    def all_notes(self) -> list[str]:
+        return self.notes + self.apply_notes
+
+    def start_apply(self) -> None:
+        """`apply` may run again when the branch moved (write.transact): count afresh."""
+        self.added.clear()
+        del self.apply_notes[:]
 
 
 class ImportRefused(CogitError):

@@ -253,7 +253,7 @@ def apply(home, parsed: Parsed, report: Report, branch: str):
     from cogit.store.write import Change
 
     def fn(state):
-        report.added.clear()
+        report.start_apply()
         allow = allow_for(home, state, branch)
         items = state["learnings"]["items"]
         have = {str(i.get("text")) for i in items}

@@ -164,8 +164,7 @@ def apply(home, parsed: Parsed, report: Report, branch: str):
     from cogit.store.write import Change, main_config
 
     def fn(state):
-        report.added.clear()
-        del report.notes[:]
+        report.start_apply()
         repo = git.open_repo(home.memory)
         try:
             book = ledger.read(repo, branch)
@@ -182,12 +181,15 @@ def apply(home, parsed: Parsed, report: Report, branch: str):
             return None
         fresh.sort(key=lambda r: (r.time, r.line))
         if len(fresh) > MAX_EVIDENCE:
-            report.notes.append(f"{len(fresh) - MAX_EVIDENCE:,} newer records are beyond the {MAX_EVIDENCE:,} one import "
+            report.apply_notes.append(f"{len(fresh) - MAX_EVIDENCE:,} newer records are beyond the {MAX_EVIDENCE:,} one import "
                                 "commit takes; run the same import again to add them")
             fresh = fresh[:MAX_EVIDENCE]
         by_pattern: dict[str, list[Record]] = {}
         for r in fresh:
             by_pattern.setdefault(r.pattern, []).append(r)
+        all_of: dict[str, list[Record]] = {}
+        for r in parsed.records:
+            all_of.setdefault(r.pattern, []).append(r)
         now = now_iso()
         items = state["rules"]["items"]
         new_lines: list[ledger.Evidence] = []
@@ -195,7 +197,7 @@ def apply(home, parsed: Parsed, report: Report, branch: str):
         for pattern, records in by_pattern.items():
             detector, signature = detector_of(pattern, config)
             rule = next((x for x in items if x.get("detector") == detector and str(x.get("signature") or "") == signature), None)
-            everything = [r for r in parsed.records if r.pattern == pattern]
+            everything = all_of[pattern]
             if rule is None:
                 lessons = [r.lesson for r in sorted(everything, key=lambda r: (r.time, r.line)) if r.lesson]
                 if not lessons:

@@ -285,8 +285,7 @@ def apply(home, parsed: Parsed, report: Report, branch: str):
     from cogit.store.state import new_id, now_iso
 
     def fn(state):
-        report.added.clear()
-        del report.notes[:]
+        report.start_apply()
         allow = allow_for(home, state, branch)
         now = now_iso()
         trailers = {}
@@ -317,7 +316,7 @@ def apply(home, parsed: Parsed, report: Report, branch: str):
                 report.count(key)
         if parsed.engagement:
             if branch != git.MAIN:
-                report.notes.append("engagement is kept in global memory only; import without --project to add it")
+                report.apply_notes.append("engagement is kept in global memory only; import without --project to add it")
             else:
                 trailers["Cogit-Engagement"] = f"meaningful={parsed.engagement['meaningful']} total={parsed.engagement['total']}"
                 if _apply_engagement(home, state, parsed.engagement, branch):
@@ -342,7 +341,7 @@ def _apply_focus(state, focus: dict, allow, now: str, report: Report) -> None:
         return
     mine = ledger_time(doc.get("updated_at"))
     if doc.get("current") and mine and (focus["time"] is None or focus["time"] <= mine):
-        report.notes.append(f"focus not imported: cogit's focus ({doc.get('updated_at')}) is newer than nox's"
+        report.apply_notes.append(f"focus not imported: cogit's focus ({doc.get('updated_at')}) is newer than nox's"
                             + (f" ({to_iso(focus['time'])})" if focus["time"] else " (which has no time)"))
         return
     doc["current"] = focus["current"]  # the write path redacts what it stores
