@@ -394,3 +394,39 @@ def test_bounds_of_a_folder_walk_and_of_the_ledger_body(tmp_path, monkeypatch):
             "ru-abcdef suppress 2026-03-21T00:00:00Z metacog:L3 00112233aabb; rm -rf /\n")
     entries = ledger.imported_entries(body, "sha")
     assert [(e.kind, e.session) for e in entries] == [("detect", "metacog:L1")]
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+                    max_leaves=12)
+NOX_KEYS = st.sampled_from(["focus", "heuristics", "learnings", "avoidances", "engagement", "text", "category", "useCount",
+                            "lastUsed", "timestamp", "priorities", "current", "lastUpdated", "meaningfulInteractions",
+                            "totalInteractions", "lastMeaningfulAt", "context"])
+LEAF = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
+        | st.sampled_from(["2026-02-09T08:00:00Z", 1770620400000, "insight", "9999-99-99", -1]))
+NOX_ENTRY = LEAF | st.lists(LEAF, max_size=3) | st.dictionaries(NOX_KEYS, LEAF | st.lists(LEAF, max_size=3), max_size=5)
+NOX_STATE = st.fixed_dictionaries({}, optional={k: NOX_ENTRY | st.lists(NOX_ENTRY, max_size=4) for k in
+                                                ("focus", "heuristics", "learnings", "avoidances", "engagement")})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(doc=NOX_STATE, lines=st.lists(JSON | st.text(max_size=40), max_size=8),
+       md=st.binary(max_size=300))
+def test_any_input_is_imported_in_part_or_refused_never_a_crash(tmp_path, doc, lines, md):
+    """Whatever the file holds, reading it ends in entries plus reported problems, or in
+    ImportRefused (exit 1): never another exception (exit 3)."""
+    from cogit.imports import ImportRefused, Report, markdown, metacog, nox
+
+    cases = [(nox, "state.json", json.dumps(doc).encode()),
+             (metacog, "metacog-learnings.jsonl", "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines).encode()),
+             (markdown, "CLAUDE.md", md.replace(b"\0", b""))]
+    for mod, name, data in cases:
+        path = tmp_path / name
+        path.write_bytes(data)
+        try:
+            mod.load(str(path), Report(name))
+        except ImportRefused:
+            pass
