@@ -28,6 +28,13 @@ Scopes: each piece of evidence lands in the scope where its session ran. A globa
 (it lives on main) shown in a project session gets its evidence committed on the
 project's branch, whose rules.yaml keeps the cache of it under `global_evidence`. A
 global rule's confidence counts its evidence in every scope (`combine`, `scope_caches`).
+
+Imported evidence (`cogit import metacog`, cogit/imports/metacog.py) keeps its original
+times: an import is one commit (`Cogit-Event: import.metacog`, `Cogit-Ledger: N`) whose body
+lists its N entries, one a line, `RULE KIND TIME SESSION KEY` (KEY: a hash of the source
+record, so importing the same record again adds nothing). Each line is a ledger entry like an
+evidence commit, dated by its TIME instead of the commit's; reverting the import commit
+removes them all.
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ class Evidence:
     injected: bool
     summary: str = ""
     scope: str = ""  # "global" or the project's branch: where the evidence was committed
+    key: str = ""  # imported entries: the source record's hash (see imported_lines)
 
 
 def settings(config: dict | None) -> dict:
@@ -123,9 +131,9 @@ def read(repo, branch: str, also_reverted: str | None = None) -> dict[str, list[
     reverts: dict[str, list[str]] = {}
     for info in git.walk(repo, git.head(repo, branch)):
         msg = info.message
-        if "Cogit-Rule: " not in msg and "Cogit-Reverts: " not in msg:
+        if "Cogit-Rule: " not in msg and "Cogit-Reverts: " not in msg and "Cogit-Ledger: " not in msg:
             continue
-        summary, _, trailers = parse(msg)
+        summary, body, trailers = parse(msg)
         target = trailers.get("Cogit-Reverts")
         if target:
             reverts.setdefault(target, []).append(info.sha)
@@ -134,6 +142,8 @@ def read(repo, branch: str, also_reverted: str | None = None) -> dict[str, list[
             found.append(Evidence("detect" if event == DETECT else "suppress", trailers["Cogit-Rule"],
                                   trailers.get("Cogit-Session", "-"), info.sha, info.time,
                                   trailers.get("Cogit-Injected") == "yes", summary))
+        elif trailers.get("Cogit-Ledger") and str(event).startswith("import."):
+            found.extend(imported_entries(body, info.sha, summary))
     if also_reverted:
         reverts.setdefault(also_reverted, []).append("(this revert)")
     memo: dict[str, bool] = {}
@@ -147,6 +157,36 @@ def read(repo, branch: str, also_reverted: str | None = None) -> dict[str, list[
     for ev in sorted(reversed(found), key=lambda e: e.time):  # oldest first, stable within a second
         if not undone(ev.sha):
             out.setdefault(ev.rule, []).append(ev)
+    return out
+
+
+LEDGER_HEADER = "Imported ledger (rule kind time session key):"
+_LINE = None
+
+
+def ledger_line(ev: Evidence) -> str:
+    """One imported entry as a line of the import commit's body."""
+    from cogit.store.state import now_iso
+
+    return f"{ev.rule} {ev.kind} {now_iso(ev.time)} {ev.session} {ev.key}"
+
+
+def imported_entries(body: str, sha: str, summary: str = "") -> list[Evidence]:
+    """The entries an import commit's body lists (lines of any other shape are not entries)."""
+    global _LINE
+    if _LINE is None:
+        import re
+
+        _LINE = re.compile(r"^(ru-[0-9a-f]{4,16}) (detect|suppress) (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) ([!-~]{1,40}) ([0-9a-f]{8,40})$")
+    out = []
+    if LEDGER_HEADER not in body:
+        return out
+    for line in body.split(LEDGER_HEADER, 1)[1].splitlines():
+        m = _LINE.match(line.strip())
+        if m:
+            t = parse_time(m.group(3))
+            if t is not None:
+                out.append(Evidence(m.group(2), m.group(1), m.group(4), sha, int(t), m.group(2) == "suppress", summary, key=m.group(5)))
     return out
 
 
