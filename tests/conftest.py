@@ -56,7 +56,8 @@ class Cogit:
     def __init__(self, home: Path):
         self.home = home
 
-    def run(self, *args, input: str | bytes | None = None, check: bool = True, env: dict | None = None, timeout: float = 60):
+    def run(self, *args, input: str | bytes | None = None, check: bool = True, env: dict | None = None, timeout: float = 60,
+            cwd=None):
         full_env = dict(os.environ, COGIT_HOME=str(self.home), **(env or {}))
         proc = subprocess.run(
             [sys.executable, "-m", "cogit", *args],
@@ -64,7 +65,7 @@ class Cogit:
             capture_output=True,
             env=full_env,
             timeout=timeout,
-            cwd=str(self.home.parent),
+            cwd=str(cwd or self.home.parent),
         )
         proc.out = proc.stdout.decode("utf-8", "replace")
         proc.err = proc.stderr.decode("utf-8", "replace")
