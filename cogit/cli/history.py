@@ -142,3 +142,30 @@ def revert(obj, rev: str, project: str | None) -> None:
     else:
         click.echo(f"[{result.sha[:10]}] {result.summary}")
         click.echo(f"  in {scoped.where(scope)}")
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--history", "with_history", is_flag=True, help="Also items that were forgotten, pruned or reverted, with the commit that removed them.")
+@click.option("-n", "limit", type=click.IntRange(min=1), default=50, show_default=True, help="At most N hits.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hits.")
+@project_option
+@click.pass_obj
+def search(obj, text: str, with_history: bool, limit: int, as_json: bool, project: str | None) -> None:
+    """Items in every scope whose text holds all the words of TEXT (case-insensitive;
+    a word matches the start of a word). --history adds removed items."""
+    from cogit.search import search as run_search
+
+    branches = [scope_of(obj, project, must_exist=True).branch] if project is not None else None
+    hits = run_search(obj.home, text, history=with_history, branches=branches, limit=limit)
+    if as_json:
+        emit_json(hits)
+        return
+    if not hits:
+        click.echo(f"Nothing in memory matches {text!r}" + ("" if with_history else "; --history searches removed items too") + ".")
+    for h in hits:
+        kind = h["section"][:-1]
+        gone = " (removed)" if h["status"] == "removed" else ""
+        click.echo(f"{h['id']:<10} {h['scope']}  {kind}{gone}: {h['text']}")
+        if h["status"] == "removed":
+            click.echo(f"           {h['how']} in {h['commit'][:10]} ({h['time']}): {h['summary']}")
