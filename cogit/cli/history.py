@@ -88,7 +88,7 @@ def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool, project: str | No
                 click.echo(f"# {scoped.label(s)}")
             click.echo(result, nl=False)
     elif as_json:
-        emit_json([{**c.to_json(), "scope": scoped.label(s)} for s, result in results for c in result])
+        emit_json([{**c.to_json(), **({"scope": scoped.label(s)} if labelled else {})} for s, result in results for c in result])
     else:
         for s, result in results:
             if labelled:
