@@ -122,10 +122,15 @@ def show(obj, section: str | None, at: str | None, as_json: bool, project: str |
 @click.option("--category", "-c", type=click.Choice(memory.CATEGORIES), help="For learnings (default insight).")
 @click.option("--context", help="For learnings: the situation that produced it.")
 @click.option("--detector", help="For rules: the detector whose pattern the rule is about (see `cogit rules`).")
+@click.option("--force", is_flag=True, help="Add it even when a near-identical item is there (default: that one gains evidence).")
 @project_option
 @click.pass_obj
-def add(obj, kind: str, text: str, category: str | None, context: str | None, project: str | None, detector: str | None = None) -> None:
+def add(obj, kind: str, text: str, category: str | None, context: str | None, project: str | None, detector: str | None = None,
+        force: bool = False) -> None:
     """Add a learning, heuristic, avoidance or rule (one commit).
+
+    When the scope already holds the same or a nearly identical text (README "No
+    duplicates"), that item gains evidence instead; --force adds a second item.
 
     \b
     Example:
@@ -136,18 +141,26 @@ def add(obj, kind: str, text: str, category: str | None, context: str | None, pr
         raise UsageError("--category applies to learnings only")
     if (kind == "rule") != bool(detector):
         raise UsageError("--detector is required for rules, and only for rules")
+    from cogit.store import dedupe
+
     section = kind + "s"
     scope = scope_of(obj, project)
+    found = dedupe.Found()
     if kind == "rule":  # the learning loop (cogit/learn/rules.py)
         from cogit.learn.rules import add_rule
 
         config = memory.read(obj.home)[1].get("config")
-        _report(memory.write(obj.home, _prov("rule.add", scope), add_rule(text, detector, config), branch=scope.branch),
-                nothing="That rule is already in memory; no commit made.", scope=scope)
-        return
-    result = memory.write(obj.home, _prov(f"{kind}.add", scope), memory.add_item(section, text, category=category, context=context),
-                          branch=scope.branch)
+        apply = add_rule(text, detector, config)
+    else:
+        apply = memory.add_item(section, text, category=category, context=context)
+    if not force:
+        apply = dedupe.or_evidence(section, " ".join(text.split()), apply, found)
+    result = memory.write(obj.home, _prov(f"{kind}.add", scope), apply, branch=scope.branch)
     _report(result, nothing=f"That {kind} is already in memory; no commit made.", scope=scope)
+    if result is not None and found.item is not None:
+        how = "the same as" if found.score == 1.0 else f"nearly the same as (similarity {found.score:.2f} ≥ {dedupe.THRESHOLD})"
+        click.echo(f"  not added: it is {how} {kind} {found.item['id']} \"{found.item.get('text', '')}\"; "
+                   f"that one gained evidence (now {found.item['evidence']}). `--force` adds it anyway.")
 
 
 @cli.group()
