@@ -81,7 +81,7 @@ def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool, project: str | No
     else:
         scopes = scoped.view(obj.home, None, os.getcwd())  # in a project's folder: its last commit too
     results = [(s, history.diff(obj.home, *(revs + (None, None))[:2], raw=raw, branch=s.branch)) for s in scopes]
-    labelled = len(scopes) > 1 or not scopes[0].is_global
+    labelled = len(scopes) > 1 or (project is None and not scopes[0].is_global)
     if raw:
         for s, result in results:
             if labelled:

@@ -158,7 +158,7 @@ def add(obj, kind: str, text: str, category: str | None, context: str | None, pr
     result = memory.write(obj.home, _prov(f"{kind}.add", scope), apply, branch=scope.branch)
     _report(result, nothing=f"That {kind} is already in memory; no commit made.", scope=scope)
     if result is not None and found.item is not None:
-        how = "the same as" if found.score == 1.0 else f"nearly the same as (similarity {found.score:.2f} ≥ {dedupe.THRESHOLD})"
+        how = "the same as" if found.exact else f"nearly the same as (similarity {found.score:.2f} ≥ {dedupe.THRESHOLD})"
         click.echo(f"  not added: it is {how} {kind} {found.item['id']} \"{found.item.get('text', '')}\"; "
                    f"that one gained evidence (now {found.item['evidence']}). `--force` adds it anyway.")
 

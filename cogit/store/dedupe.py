@@ -1,40 +1,51 @@
 """Near duplicates: adding what memory already holds adds evidence to it instead.
 
-Two texts are near duplicates when, normalized (lowercase, words of letters and digits
-only, single spaces), `difflib.SequenceMatcher(None, a, b).ratio()` is at least
-THRESHOLD (0.85), and they hold the same numbers (every word with a digit in one is in
-the other: "use Python 3.11" and "use Python 3.12" are different facts). Standard library
-only. `ratio` is 2*M/T (M matching characters, T both lengths): 0.85 allows about one
-changed word in seven ("Run the tests with pytest -q" ~ "run tests with pytest -q"),
-while short texts that differ in a word stay apart ("use ruff" / "use rye": 0.67).
+Two texts are near duplicates when their *content words* overlap with a Jaccard index
+(|A ∩ B| / |A ∪ B|) of at least THRESHOLD (0.8). Content words: the text lowercased, split
+into words of letters and digits, without a short list of filler words (the, a, with, …;
+never "not", "never", "before", "after", which change a meaning), a plural "s" dropped from
+words of four letters or more. So "Run the tests with pytest -q" and "run tests with
+pytest -q." are one item (1.0), while texts that differ in a word that carries the meaning
+stay apart: "Run ruff before committing" / "Run mypy before committing" (0.6), "use ruff" /
+"use rye" (0.33), "Use Python 3.11" / "Use Python 3.12" (0.6). In long texts one changed
+word in ten still counts as a restatement. Standard library only.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from cogit.store.state import SINGULAR, now_iso
 
-THRESHOLD = 0.85
+THRESHOLD = 0.8
 _WORD = re.compile(r"\w+")
+FILLER = frozenset("a an the to of in on at for with and or is are be it its this that these those you your we our "
+                   "i my me as by from so then than do does".split())
 
 
 def normalize(text: str) -> str:
     return " ".join(w.lower() for w in _WORD.findall(text or ""))
 
 
+def content_words(text: str) -> frozenset[str]:
+    words = set()
+    for w in normalize(text).split():
+        if w in FILLER:
+            continue
+        if len(w) >= 4 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        words.add(w)
+    return frozenset(words)
+
+
 def similarity(a: str, b: str) -> float:
-    """1.0 for the same normalized text; 0.0 when their numbers differ."""
-    na, nb = normalize(a), normalize(b)
-    if na == nb:
+    """1.0 for the same normalized text, else the Jaccard index of the content words."""
+    if normalize(a) == normalize(b):
         return 1.0
-    if {w for w in na.split() if any(c.isdigit() for c in w)} != {w for w in nb.split() if any(c.isdigit() for c in w)}:
+    wa, wb = content_words(a), content_words(b)
+    if not wa or not wb:
         return 0.0
-    m = difflib.SequenceMatcher(None, na, nb, autojunk=False)
-    if m.real_quick_ratio() < THRESHOLD or m.quick_ratio() < THRESHOLD:  # cheap upper bounds first
-        return 0.0
-    return m.ratio()
+    return len(wa & wb) / len(wa | wb)
 
 
 def nearest(items: list, text: str) -> tuple[dict, float] | None:
@@ -52,6 +63,7 @@ class Found:
 
     item: dict | None = None
     score: float = 0.0
+    exact: bool = False  # the same normalized text, not only the same content words
 
 
 def or_evidence(section: str, text: str, apply, found: Found):
@@ -68,8 +80,9 @@ def or_evidence(section: str, text: str, apply, found: Found):
         item["evidence"] = int(item.get("evidence", 0) or 0) + 1
         item["updated_at"] = now_iso()
         found.item, found.score = dict(item), score
+        found.exact = normalize(str(item.get("text", ""))) == normalize(text)
         kind = SINGULAR[section]
-        same = "the same as" if score == 1.0 else f"nearly the same as (similarity {score:.2f})"
+        same = "the same as" if found.exact else f"nearly the same as (similarity {score:.2f})"
         return Change(f"Evidence for {kind} {item['id']}: restated as {text}",
                       body=f"The added text is {same} {kind} {item['id']}, so it counts as evidence for it "
                            f"(now {item['evidence']}) instead of a second item. `cogit add --force` keeps both.",
