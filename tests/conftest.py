@@ -152,6 +152,7 @@ def pytest_sessionfinish(session, exitstatus):
     line = (f"provenance walk: {commits} commits in {checked} of {len(repos)} memory repositories "
             f"({time.monotonic() - start:.1f}s), {len(problems)} problem(s)")
     if reporter is not None:
+        reporter.ensure_newline()
         reporter.write_line(line)
         for p in problems[:50]:
             reporter.write_line("  " + p)
