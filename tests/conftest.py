@@ -24,8 +24,13 @@ if os.environ.get("CI"):
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+# The temp folders of every test, for the provenance walk at the end of the session.
+TEST_DIRS: list[Path] = []
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path, monkeypatch):
+    TEST_DIRS.append(tmp_path)
     home = tmp_path / "userhome"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
@@ -51,7 +56,8 @@ class Cogit:
     def __init__(self, home: Path):
         self.home = home
 
-    def run(self, *args, input: str | bytes | None = None, check: bool = True, env: dict | None = None, timeout: float = 60):
+    def run(self, *args, input: str | bytes | None = None, check: bool = True, env: dict | None = None, timeout: float = 60,
+            cwd=None):
         full_env = dict(os.environ, COGIT_HOME=str(self.home), **(env or {}))
         proc = subprocess.run(
             [sys.executable, "-m", "cogit", *args],
@@ -59,7 +65,7 @@ class Cogit:
             capture_output=True,
             env=full_env,
             timeout=timeout,
-            cwd=str(self.home.parent),
+            cwd=str(cwd or self.home.parent),
         )
         proc.out = proc.stdout.decode("utf-8", "replace")
         proc.err = proc.stderr.decode("utf-8", "replace")
@@ -102,3 +108,53 @@ def cogit(cogit_home) -> Cogit:
 def initialized(cogit) -> Cogit:
     cogit.run("init")
     return cogit
+
+
+# --------------------------------------------------------------------------- provenance walk
+# At the end of the session, every memory repository the tests created is walked and each
+# commit cogit made is checked against its diff (tests/provenance_walk.py). It reads at most
+# WALK_COMMITS commits per branch (the newest) and stops after WALK_SECONDS (sampling the
+# homes evenly when there is not time for all); the summary line says how much it covered.
+WALK_COMMITS = int(os.environ.get("COGIT_WALK_COMMITS", "300"))
+WALK_SECONDS = float(os.environ.get("COGIT_WALK_SECONDS", "60"))
+
+
+def memory_repos(dirs) -> list[Path]:
+    found = []
+    for d in dirs:
+        for pattern in ("*/memory", "*/*/memory", "*/*/*/memory"):
+            found += [p for p in sorted(d.glob(pattern)) if (p / ".git" / "HEAD").is_file()]
+    return found
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get("COGIT_PROVENANCE_WALK", "1") == "0" or not TEST_DIRS:
+        return
+    import random
+    import time
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from provenance_walk import check_memory
+
+    repos = memory_repos(TEST_DIRS)
+    random.Random(0).shuffle(repos)  # a cut-off by time still samples every kind of test
+    start, checked, commits, problems = time.monotonic(), 0, 0, []
+    for path in repos:
+        if time.monotonic() - start > WALK_SECONDS:
+            break
+        try:
+            n, found = check_memory(path, WALK_COMMITS)
+        except Exception as e:  # a repository a test broke on purpose
+            n, found = 0, [f"cannot walk: {type(e).__name__}: {e}"] if "cogit" in str(e) else []
+        checked, commits = checked + 1, commits + n
+        problems += [f"{path}: {p}" for p in found]
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    line = (f"provenance walk: {commits} commits in {checked} of {len(repos)} memory repositories "
+            f"({time.monotonic() - start:.1f}s), {len(problems)} problem(s)")
+    if reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line(line)
+        for p in problems[:50]:
+            reporter.write_line("  " + p)
+    if problems and session.exitstatus == 0:
+        session.exitstatus = 1

@@ -48,8 +48,9 @@ def test_noop_makes_no_commit(initialized):
     c = initialized
     c.run("add", "learning", "Same text")
     head = c.git("rev-parse", "HEAD")
-    out = c.run("add", "learning", "Same text").out
+    out = c.run("add", "learning", "Same text", "--force").out  # (without --force it is evidence: tests/test_dedupe.py)
     assert "already in memory" in out
+    assert c.git("rev-parse", "HEAD") == head
     c.run("focus", "set", "Ship it", "-p", "tests")
     head2 = c.git("rev-parse", "HEAD")
     assert head2 != head

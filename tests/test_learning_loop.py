@@ -159,7 +159,7 @@ def test_a_project_session_records_evidence_in_the_project_only(initialized, tmp
     injected = session(c, "q2", [bash("q2", 1)], cwd=str(proj))
     assert f"[{rules[0]['id']}]" in injected
     assert c.json("rules")[0]["suppressions"] == 1
-    assert [e for e in c.json("log") if e["trailers"].get("Cogit-Rule")] == []  # main's history has no evidence
+    assert [e for e in c.json("log", "--scope", "global") if e["trailers"].get("Cogit-Rule")] == []  # main's history has no evidence
 
 
 def test_a_global_rule_earns_its_evidence_in_the_project_where_the_session_ran(initialized, tmp_path):

@@ -88,7 +88,7 @@ def test_a_resumed_session_is_folded_too(project):
     tools = c.json("show", "tools")["tools"]
     assert tools["tools"]["Read"]["calls"] == 3
     assert tools["sessions"] == 1  # a resumed session is the same session
-    log = c.json("log", "--session", SID)
+    log = c.json("log", "--session", SID, "--event", "session")  # (the project branch it created is this session's too)
     assert [e["trailers"]["Cogit-Event"] for e in log] == ["session.end", "session.end"]
     folds = [e["trailers"]["Cogit-Fold"] for e in log]
     assert len(set(folds)) == 2 and all(f.startswith(SID + ":") for f in folds)

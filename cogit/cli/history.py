@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import click
@@ -29,18 +30,28 @@ def _trailer_line(trailers: dict) -> str:
 @click.option("--since", help="Only since a date: YYYY-MM-DD, ISO time, or 3d / 12h.")
 @click.option("--item", "item", help="Only commits that created or changed this item id.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of commits.")
+@click.option("--scope", "scope_name", metavar="global|NAME", help="Only this scope (default: every scope).")
 @project_option
 @click.pass_obj
-def log(obj, limit, event, source, session, since, item, as_json, project) -> None:
-    """History of memory, newest first, with provenance."""
-    branch = scope_of(obj, project, must_exist=True).branch
-    entries = history.log(obj.home, branch=branch, limit=limit, event=event, source=source, session=session, since=since, item=item)
+def log(obj, limit, event, source, session, since, item, as_json, project, scope_name=None) -> None:
+    """History of memory, newest first, with provenance: every scope (global and each
+    project), with a scope column; --scope (or --project) narrows it to one."""
+    from cogit.store import scoped
+
+    narrow = project if project is not None else scope_name
+    scopes = [scope_of(obj, narrow, must_exist=True)] if narrow is not None else scoped.every_scope(obj.home)
+    found = scoped.log(obj.home, scopes, limit=limit, event=event, source=source, session=session, since=since, item=item)
     if as_json:
-        emit_json([e.to_json() for e in entries])
+        emit_json([{**e.to_json(), "scope": scoped.label(s), "branch": s.branch} for s, e in found])
         return
-    for e in entries:
-        click.echo(f"{e.sha[:10]} {_when(e.time)}  {e.summary}")
+    width = min(24, max((len(scoped.label(s)) for s, _ in found), default=6))
+    for s, e in found:
+        click.echo(f"{e.sha[:10]} {_when(e.time)}  {_fit(scoped.label(s), width)}  {e.summary}")
         click.echo(f"           {e.author}  {_trailer_line(e.trailers)}")
+
+
+def _fit(text: str, width: int) -> str:
+    return text.ljust(width) if len(text) <= width else "…" + text[-(width - 1):]
 
 
 @cli.command()
@@ -57,17 +68,33 @@ def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool, project: str | No
     ~ heuristic h-9c1a: use_count 3 → 4   changed
     - avoidance a-12ab "…"          removed
     """
+    from cogit.store import scoped
+
     if len(revs) > 2:
         raise click.UsageError("give at most two revisions")
-    branch = scope_of(obj, project, must_exist=True).branch
-    result = history.diff(obj.home, *(revs + (None, None))[:2], raw=raw, branch=branch)
-    if raw:
-        click.echo(result, nl=False)
-    elif as_json:
-        emit_json([c.to_json() for c in result])
+    if project is not None:
+        scopes = [scope_of(obj, project, must_exist=True)]
+    elif revs:
+        # A revision names its scope: a project's commit is diffed on the project's branch.
+        held = scoped.scopes_with_commit(obj.home, revs[0])
+        scopes = [held[0] if held and not any(s.is_global for s in held) else scope_of(obj, None)]
     else:
-        for change in result:
-            click.echo(change.render())
+        scopes = scoped.view(obj.home, None, os.getcwd())  # in a project's folder: its last commit too
+    results = [(s, history.diff(obj.home, *(revs + (None, None))[:2], raw=raw, branch=s.branch)) for s in scopes]
+    labelled = len(scopes) > 1 or (project is None and not scopes[0].is_global)
+    if raw:
+        for s, result in results:
+            if labelled:
+                click.echo(f"# {scoped.label(s)}")
+            click.echo(result, nl=False)
+    elif as_json:
+        emit_json([{**c.to_json(), **({"scope": scoped.label(s)} if labelled else {})} for s, result in results for c in result])
+    else:
+        for s, result in results:
+            if labelled:
+                click.echo(f"[{scoped.label(s)}]")
+            for change in result:
+                click.echo(change.render())
 
 
 @cli.command()
@@ -77,14 +104,17 @@ def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool, project: str | No
 @click.pass_obj
 def why(obj, item_id: str, as_json: bool, project: str | None) -> None:
     """Every commit that created or changed an item, with its provenance."""
-    found = history.why(obj.home, item_id, branch=scope_of(obj, project, must_exist=True).branch)
+    from cogit.store import scoped
+
+    scopes = [scope_of(obj, project, must_exist=True)] if project is not None else scoped.every_scope(obj.home)
+    found = [(s, e, ch) for s in scopes for e, ch in history.why(obj.home, item_id, branch=s.branch)]
     if as_json:
-        emit_json([{**e.to_json(), "changes": [c.to_json() for c in ch]} for e, ch in found])
+        emit_json([{**e.to_json(), "scope": scoped.label(s), "changes": [c.to_json() for c in ch]} for s, e, ch in found])
         return
     if not found:
-        click.echo(f"No commit mentions {item_id}.")
-    for e, changes in found:
-        click.echo(f"{e.sha[:10]} {_when(e.time)}  {e.summary}")
+        click.echo(f"No commit mentions {item_id}" + (f" in {scoped.label(scopes[0])}." if project is not None else " in any scope."))
+    for s, e, changes in found:
+        click.echo(f"{e.sha[:10]} {_when(e.time)}  {scoped.label(s)}  {e.summary}")
         click.echo(f"           {e.author}  {_trailer_line(e.trailers)}")
         for key in ("Cogit-Evidence", "Cogit-Model"):
             if e.trailers.get(key):
@@ -99,9 +129,43 @@ def why(obj, item_id: str, as_json: bool, project: str | None) -> None:
 @click.pass_obj
 def revert(obj, rev: str, project: str | None) -> None:
     """Undo exactly one commit's item changes, as a new commit (later changes stay)."""
+    from cogit.store import scoped
+
     scope = scope_of(obj, project, must_exist=True)
+    if project is None and not any(s.is_global for s in scoped.scopes_with_commit(obj.home, rev)):
+        error = scoped.elsewhere_commit(obj.home, rev, scope, "revert")
+        if error is not None:
+            raise error
     result = history.revert(obj.home, rev, Provenance(event="revert", source="cli", project=scope.name), branch=scope.branch)
     if result is None:
         click.echo("Nothing to undo: memory already has that state; no commit made.")
     else:
         click.echo(f"[{result.sha[:10]}] {result.summary}")
+        click.echo(f"  in {scoped.where(scope)}")
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--history", "with_history", is_flag=True, help="Also items that were forgotten, pruned or reverted, with the commit that removed them.")
+@click.option("-n", "limit", type=click.IntRange(min=1), default=50, show_default=True, help="At most N hits.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hits.")
+@project_option
+@click.pass_obj
+def search(obj, text: str, with_history: bool, limit: int, as_json: bool, project: str | None) -> None:
+    """Items in every scope whose text holds all the words of TEXT (case-insensitive;
+    a word matches the start of a word). --history adds removed items."""
+    from cogit.search import search as run_search
+
+    branches = [scope_of(obj, project, must_exist=True).branch] if project is not None else None
+    hits = run_search(obj.home, text, history=with_history, branches=branches, limit=limit)
+    if as_json:
+        emit_json(hits)
+        return
+    if not hits:
+        click.echo(f"Nothing in memory matches {text!r}" + ("" if with_history else "; --history searches removed items too") + ".")
+    for h in hits:
+        kind = h["section"][:-1]
+        gone = " (removed)" if h["status"] == "removed" else ""
+        click.echo(f"{h['id']:<10} {h['scope']}  {kind}{gone}: {h['text']}")
+        if h["status"] == "removed":
+            click.echo(f"           {h['how']} in {h['commit'][:10]} ({h['time']}): {h['summary']}")

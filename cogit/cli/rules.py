@@ -23,7 +23,15 @@ def rules(ctx, as_json: bool, project: str | None) -> None:
     from cogit.learn.rules import listing
 
     obj = ctx.obj
-    branches = [scope_of(obj, project, must_exist=True).branch] if project else None
+    if project:
+        branches = [scope_of(obj, project, must_exist=True).branch]
+    else:  # in a project's folder: global and that project, as an agent there sees them
+        import os
+
+        from cogit.store import scoped
+
+        here = scoped.folder_project(obj.home, os.getcwd())
+        branches = [here.branch, "main"] if here else None
     rows = listing(obj.home, branches)
     if as_json:
         emit_json(rows)

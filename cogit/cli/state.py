@@ -23,11 +23,15 @@ def _prov(event: str, scope=None) -> Provenance:
                       session=os.environ.get("COGIT_SESSION", "-"), project=scope.name if scope else "global")
 
 
-def _report(result, nothing: str = "Nothing changed; no commit made.") -> None:
+def _report(result, nothing: str = "Nothing changed; no commit made.", scope=None) -> None:
     if result is None:
         click.echo(nothing)
         return
+    from cogit.store.scoped import where
+    from cogit.store.scopes import GLOBAL
+
     click.echo(f"[{result.sha[:10]}] {result.summary}")
+    click.echo(f"  in {where(scope or GLOBAL)}")
     for section, item in result.pruned:
         click.echo(f"  pruned by cap: {section} {item.get('id')} {item.get('text', '')!r}")
     if result.redacted:
@@ -55,13 +59,21 @@ def status(obj, as_json: bool) -> None:
     """Where memory is, its head, item counts, hand edits waiting, the digest size."""
     from cogit.store.status import status as get_status
 
+    from cogit.store import scoped
+
     info = get_status(obj.home)
+    here = scoped.folder_project(obj.home, os.getcwd())  # in a project's folder: its memory too
+    info["project"] = scoped.summary(obj.home, here) if here else None
     if as_json:
         emit_json(info)
         return
     click.echo(f"home:    {info['home']}")
     click.echo(f"branch:  {info['branch']} at {info['head'][:10]}  ({info['commits']} commits)")
-    click.echo("items:   " + ", ".join(f"{k} {v}" for k, v in info["counts"].items()))
+    click.echo("items:   " + ", ".join(f"{k} {v}" for k, v in info["counts"].items()) + "  [global]")
+    if info["project"]:
+        p = info["project"]
+        click.echo(f"project: {p['name']} ({p['branch']} at {p['head'][:10]}); an agent here sees it and global")
+        click.echo("items:   " + ", ".join(f"{k} {v}" for k, v in p["counts"].items()) + f"  [{p['name']}]")
     if info["digest"]:
         d = info["digest"]
         click.echo(f"digest:  {d['chars']} chars (~{d['tokens']} tokens) of {d['budget']}; cut: {d['cut'] or 'nothing'}")
@@ -82,9 +94,20 @@ def show(obj, section: str | None, at: str | None, as_json: bool, project: str |
 
     With --project, the project's own items (`cogit project show` adds the digest).
     """
-    from cogit.cli.render import render_state, state_json
+    from cogit.cli.render import render_labelled, render_state, state_json, state_json_labelled
 
     sections = [section_name(section)] if section else list(SECTIONS)
+    if project is None and at is None:
+        from cogit.store import scoped
+
+        here = scoped.folder_project(obj.home, os.getcwd())
+        if here is not None:  # in a project's folder: what an agent there sees, each item labelled
+            views = [(s, *memory.read(obj.home, branch=s.branch)) for s in (here, scoped.GLOBAL)]
+            if as_json:
+                emit_json(state_json_labelled(views, sections))
+            else:
+                click.echo(render_labelled(views, sections))
+            return
     scope = scope_of(obj, project, must_exist=True)
     sha, state = memory.read(obj.home, at, branch=scope.branch)
     if as_json:
@@ -99,10 +122,15 @@ def show(obj, section: str | None, at: str | None, as_json: bool, project: str |
 @click.option("--category", "-c", type=click.Choice(memory.CATEGORIES), help="For learnings (default insight).")
 @click.option("--context", help="For learnings: the situation that produced it.")
 @click.option("--detector", help="For rules: the detector whose pattern the rule is about (see `cogit rules`).")
+@click.option("--force", is_flag=True, help="Add it even when a near-identical item is there (default: that one gains evidence).")
 @project_option
 @click.pass_obj
-def add(obj, kind: str, text: str, category: str | None, context: str | None, project: str | None, detector: str | None = None) -> None:
+def add(obj, kind: str, text: str, category: str | None, context: str | None, project: str | None, detector: str | None = None,
+        force: bool = False) -> None:
     """Add a learning, heuristic, avoidance or rule (one commit).
+
+    When the scope already holds the same or a nearly identical text (README "No
+    duplicates"), that item gains evidence instead; --force adds a second item.
 
     \b
     Example:
@@ -113,18 +141,26 @@ def add(obj, kind: str, text: str, category: str | None, context: str | None, pr
         raise UsageError("--category applies to learnings only")
     if (kind == "rule") != bool(detector):
         raise UsageError("--detector is required for rules, and only for rules")
+    from cogit.store import dedupe
+
     section = kind + "s"
     scope = scope_of(obj, project)
+    found = dedupe.Found()
     if kind == "rule":  # the learning loop (cogit/learn/rules.py)
         from cogit.learn.rules import add_rule
 
         config = memory.read(obj.home)[1].get("config")
-        _report(memory.write(obj.home, _prov("rule.add", scope), add_rule(text, detector, config), branch=scope.branch),
-                nothing="That rule is already in memory; no commit made.")
-        return
-    result = memory.write(obj.home, _prov(f"{kind}.add", scope), memory.add_item(section, text, category=category, context=context),
-                          branch=scope.branch)
-    _report(result, nothing=f"That {kind} is already in memory; no commit made.")
+        apply = add_rule(text, detector, config)
+    else:
+        apply = memory.add_item(section, text, category=category, context=context)
+    if not force:
+        apply = dedupe.or_evidence(section, " ".join(text.split()), apply, found)
+    result = memory.write(obj.home, _prov(f"{kind}.add", scope), apply, branch=scope.branch)
+    _report(result, nothing=f"That {kind} is already in memory; no commit made.", scope=scope)
+    if result is not None and found.item is not None:
+        how = "the same as" if found.exact else f"nearly the same as (similarity {found.score:.2f} ≥ {dedupe.THRESHOLD})"
+        click.echo(f"  not added: it is {how} {kind} {found.item['id']} \"{found.item.get('text', '')}\"; "
+                   f"that one gained evidence (now {found.item['evidence']}). `--force` adds it anyway.")
 
 
 @cli.group()
@@ -141,7 +177,7 @@ def focus_set(obj, text: str, priorities: tuple[str, ...], project: str | None) 
     """Set the current focus (and, with -p, its priorities)."""
     scope = scope_of(obj, project)
     result = memory.write(obj.home, _prov("focus.set", scope), memory.set_focus(text, list(priorities) or None), branch=scope.branch)
-    _report(result)
+    _report(result, scope=scope)
 
 
 @cli.command()
@@ -150,8 +186,15 @@ def focus_set(obj, text: str, priorities: tuple[str, ...], project: str | None) 
 @click.pass_obj
 def forget(obj, item_id: str, project: str | None) -> None:
     """Remove an item by id (it stays in history; `cogit revert` brings it back)."""
+    from cogit.errors import ItemNotFound
+    from cogit.store import scoped
+
     scope = scope_of(obj, project, must_exist=True)
-    _report(memory.write(obj.home, _prov("item.forget", scope), memory.forget(item_id), branch=scope.branch))
+    try:
+        result = memory.write(obj.home, _prov("item.forget", scope), memory.forget(item_id), branch=scope.branch)
+    except ItemNotFound as e:
+        raise (scoped.elsewhere_item(obj.home, item_id, scope, "forget") or e) from None
+    _report(result, scope=scope)
 
 
 @cli.command()
@@ -187,7 +230,7 @@ def edit(obj, section: str, project: str | None) -> None:
     except InvalidState as e:
         raise InvalidState(e.message.replace(f"{sec}.yaml", tmp, 1), hint=f"Your edit is kept in {tmp}; fix it and run `cogit edit {sec}` again.") from None
     os.unlink(tmp)
-    _report(result)
+    _report(result, scope=scope)
 
 
 @cli.command("commit")

@@ -86,10 +86,14 @@ def to_event(name: str, payload: dict) -> dict:
     }
 
 
-def render(name: str, context: str | None) -> str:
+def render(name: str, context: str | None, notice: str | None = None) -> str:
+    """The reply: `additionalContext` reaches the model; `systemMessage` is shown to the user."""
     if not context or name not in CONTEXT_EVENTS:
-        return ""
-    return jsonio.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": context}})
+        return jsonio.dumps({"systemMessage": notice}) if notice else ""
+    reply = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": context}}
+    if notice:
+        reply["systemMessage"] = notice
+    return jsonio.dumps(reply)
 
 
 def main(name: str, stream, home_root: str) -> str:
@@ -97,4 +101,5 @@ def main(name: str, stream, home_root: str) -> str:
 
     limit = core.settings(home_root).get("hooks", {}).get("max_payload_bytes", DEFAULT_MAX_PAYLOAD)
     event = to_event(name, read_payload(stream, int(limit)))
-    return render(name, core.handle(event, home_root))
+    context = core.handle(event, home_root)
+    return render(name, context, event.get("notice"))

@@ -301,6 +301,8 @@ def on_post_tool(event, session, cfg, home_root, timeout):
             state["n_records"] = state.get("n_records", 0) + 1
             session.append_call({"n": state["n_calls"], "t": round(now, 3), "tool": tool, "ok": ok, "ms": ms})
         out["text"], learnings = _sense(state, call, event, cfg, home_root, now, ms)
+        # A notice for the person (the interrupt's last level, once per episode): the adapter shows it.
+        event["notice"] = (state.get("senses") or {}).pop("notice", None)
         if learnings:
             _know_project(state, event, cfg)
         for learned in learnings:

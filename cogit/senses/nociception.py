@@ -162,6 +162,10 @@ def sense(state, call, ncfg, icfg, cwd=None):
             since = min(run, ep["count"] - ep["mark"])
             need = icfg["escalate_after"] * (2 if ep["level"] >= 3 else 1)
             if ep["level"] == 0 or since >= need:
+                if ep["level"] == 2:  # the last level, reached once per episode: the person hears it too
+                    state["notice"] = ("cogit: the agent has hit the same error %d times (\"%s\") after a reflection "
+                                       "and a change of strategy; it was told to ask you for help."
+                                       % (run, clip(fail["err"], 80)))
                 ep["level"] = min(ep["level"] + 1, 3)
                 ep["mark"] = ep["count"]
                 return ("interrupt", _interrupt_text(ep["level"], run, since, fail)), []

@@ -115,12 +115,18 @@ def project_name(repo, branch: str, depth: int = 50) -> str:
     return branch[len(PREFIX):]
 
 
-def create_root(repo, branch: str, name: str) -> str:
-    """Start a project branch: a root commit of the templates. The caller holds the lock."""
+def create_root(repo, branch: str, name: str, cause: Provenance | None = None) -> str:
+    """Start a project branch: a root commit of the templates. The caller holds the lock.
+
+    Its provenance is that of the write that needed the branch (`cause`): a branch a hook's
+    session created says hook, agent and session, not the command line."""
     files = {filename(s): template_text(s).encode("utf-8") for s in SECTIONS}
-    prov = Provenance(event="project.create", source="cli", project=name or branch[len(PREFIX):])
+    c = cause or Provenance(event="project.create", source="cli")
+    prov = Provenance(event="project.create", source=c.source, agent=c.agent, session=c.session,
+                      project=name or branch[len(PREFIX):], trigger=c.trigger, author=c.author)
     summary = f"Create project memory {name or branch}"
-    return git.commit(repo, branch, files, message(summary, "", prov), prov.author_line(), COMMITTER, None)
+    body = f"Created for the first change of this project's memory ({c.event})." if cause else ""
+    return git.commit(repo, branch, files, message(summary, body, prov), prov.author_line(), COMMITTER, None)
 
 
 def ensure_exists(home: Home, scope: Scope) -> None:

@@ -120,9 +120,15 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         name = filename(section)
         if section in state.raw:
             raw = state.raw[section]
-            if stamp:
+            capped = any(s == section for s, _ in pruned)
+            if stamp or capped:
                 rt = schema.parse(section, raw, name)
-                if stamp_changes(rt, before[section], stamp):
+                if capped:
+                    # A hand edit over a cap: prune it in this very commit (which names what
+                    # went), keeping the person's comments on the items that stay.
+                    rt = yamlio.update(rt, yamlio.plain(state[section]))
+                stamped = bool(stamp) and stamp_changes(rt, before[section], stamp)
+                if capped or stamped:
                     raw = yamlio.dump(rt).encode()
             data, doc, n = redact_raw(section, raw, name, allow)
             redactions[0] += n
@@ -182,7 +188,7 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         # A new project branch starts as a root commit of the templates (see scopes.py).
         from cogit.store.scopes import create_root
 
-        expected = create_root(repo, branch, prov.project)
+        expected = create_root(repo, branch, prov.project, prov)
     checked_out = git.checked_out_branch(repo) == branch
     if checked_out:
         git.mark_pending(home.memory, expected)  # see store/recover.py
