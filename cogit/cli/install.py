@@ -15,8 +15,9 @@ from cogit.paths import Home
 @click.argument("agent", type=click.Choice(["claude"]))
 @click.option("--project", "project", type=click.Path(file_okay=False), help="Write DIR/.claude/settings.json instead of ~/.claude/settings.json.")
 @click.option("--dry-run", is_flag=True, help="Print the settings that would be written; write nothing.")
+@click.option("--mcp", "with_mcp", is_flag=True, help="Also register `cogit mcp` as an MCP server (needs pip install 'cogit[mcp]').")
 @click.pass_obj
-def install(obj, agent: str, project: str | None, dry_run: bool) -> None:
+def install(obj, agent: str, project: str | None, dry_run: bool, with_mcp: bool) -> None:
     """Add cogit's hooks to an agent's settings (kept beside the hooks already there)."""
     from cogit.install import claude
 
@@ -25,6 +26,27 @@ def install(obj, agent: str, project: str | None, dry_run: bool) -> None:
     home = None if obj.home == default else str(obj.home.root)
     result = claude.install(project, home=home, dry_run=dry_run)
     _report(result, dry_run, "Installed cogit's Claude Code hooks in", "cogit's hooks are already installed in")
+    if with_mcp:
+        _install_mcp(project, home, dry_run)
+
+
+def _install_mcp(project: str | None, home: str | None, dry_run: bool) -> None:
+    from importlib.util import find_spec
+
+    from cogit.install import mcp
+
+    result = mcp.register(mcp.claude_path(project), home, dry_run=dry_run)
+    if dry_run:
+        click.echo(f"# {result['path']} would {'get' if result['changed'] else 'keep'} mcpServers.cogit:")
+        click.echo(json.dumps(result["entry"], indent=2))
+    elif result["changed"]:
+        click.echo(f"Registered cogit's MCP server in {result['path']}")
+        if result["backup"]:
+            click.echo(f"  backup of the previous file: {result['backup']}")
+    else:
+        click.echo(f"cogit's MCP server is already registered in {result['path']}; nothing changed.")
+    if find_spec("mcp") is None:
+        click.echo("Note: the MCP server needs the SDK: pip install 'cogit[mcp]'", err=True)
 
 
 @cli.command()
@@ -32,11 +54,14 @@ def install(obj, agent: str, project: str | None, dry_run: bool) -> None:
 @click.option("--project", "project", type=click.Path(file_okay=False))
 @click.option("--dry-run", is_flag=True)
 def uninstall(agent: str, project: str | None, dry_run: bool) -> None:
-    """Remove exactly cogit's own hook entries from an agent's settings."""
-    from cogit.install import claude
+    """Remove exactly cogit's own hook entries (and its MCP server entry) from an agent's settings."""
+    from cogit.install import claude, mcp
 
     result = claude.uninstall(project, dry_run=dry_run)
     _report(result, dry_run, "Removed cogit's hooks from", "No cogit hooks in")
+    gone = mcp.unregister(mcp.claude_path(project), dry_run=dry_run)
+    if gone["changed"]:
+        click.echo(f"{'Would remove' if dry_run else 'Removed'} cogit's MCP server from {gone['path']}")
 
 
 def _report(result: dict, dry_run: bool, done: str, nothing: str) -> None:

@@ -26,7 +26,7 @@ TRAILER_ORDER = (
     "Cogit-Reverts",
     "Cogit-Pruned",
 )
-SOURCES = ("cli", "hook", "reflection", "human", "sync", "import")
+SOURCES = ("cli", "hook", "reflection", "human", "sync", "import", "agent")
 COMMITTER = b"cogit <cogit@localhost>"
 _MAX_VALUE = 300
 
@@ -65,7 +65,7 @@ class Provenance:
     def author_line(self) -> bytes:
         if self.author:
             return self.author.encode("utf-8")
-        if self.source in ("hook", "reflection") and self.agent != "human":
+        if self.source in ("hook", "reflection", "agent") and self.agent != "human":
             name = re.sub(r"[<>\n]", "", self.agent)
             return f"{name} <{re.sub(r'[^A-Za-z0-9_.-]', '-', name)}@agents.cogit>".encode()
         return local_user().encode("utf-8")

@@ -69,11 +69,11 @@ def claude_env(home: Path, base_url: str, env_extra: dict[str, str] | None = Non
 @pytest.fixture
 def run_claude(claude_bin, fake_anthropic, tmp_path):
     def run(prompt: str, home: Path, env_extra: dict[str, str] | None = None,
-            cwd: Path | None = None, extra_args: list[str] = ()) -> subprocess.CompletedProcess:
+            cwd: Path | None = None, extra_args: list[str] = (), allowed: str = "Bash") -> subprocess.CompletedProcess:
         if cwd is None:
             cwd = tmp_path / "work"
             cwd.mkdir(exist_ok=True)
-        args = [claude_bin, "-p", prompt, *extra_args, "--allowedTools", "Bash", "--output-format", "json"]
+        args = [claude_bin, "-p", prompt, *extra_args, "--allowedTools", allowed, "--output-format", "json"]
         # stdin must not be inherited: with a non-tty stdin that never closes,
         # `claude -p` waits forever for more prompt text.
         # A new session lets a timeout kill the hook processes too, not just claude.

@@ -105,13 +105,17 @@ class FakeAnthropic:
         if isinstance(turn, str):
             return {"content": [{"type": "text", "text": turn}], "stop_reason": "end_turn"}
         (tool, arg), = turn.items()
-        if tool != "bash":
+        if tool == "bash":
+            name, tool_input = "Bash", {"command": arg, "description": "run"}
+        elif tool == "tool":  # any tool by name, e.g. an MCP server's mcp__cogit__search
+            name, tool_input = arg["name"], arg["input"]
+        else:
             raise ValueError(f"unsupported scripted tool: {turn!r}")
         block = {
             "type": "tool_use",
             "id": f"toolu_{next(self._ids):04d}",
-            "name": "Bash",
-            "input": {"command": arg, "description": "run"},
+            "name": name,
+            "input": tool_input,
         }
         return {"content": [block], "stop_reason": "tool_use"}
 
