@@ -185,3 +185,37 @@ def check_memory(home: Home, fix: bool) -> list[Finding]:
     if not out:
         out.append(Finding("memory", "ok", f"memory at {home.memory} opens; no stale locks"))
     return out
+
+
+def attention(home: Home, hand_edits: list[str] | None = None) -> list[str]:
+    """What `cogit status` mentions to send a person to `cogit doctor`: only what is cheap to
+    see (no fsck, no network, no hook probes), and news since the last doctor."""
+    from cogit.checks import read_last_check
+    from cogit.checks.logs import LOGS, new_entries
+    from cogit.learn.drain import unstored_dir
+    from cogit.store import repo as git
+    from cogit.store import schema
+    from cogit.store.state import section_of_file
+
+    out = []
+    seen = read_last_check(home).get("logs") or {}
+    for name, _, _, what, _ in LOGS:
+        entries, _ = new_entries(os.path.join(str(home.logs), name), seen.get(name) if isinstance(seen, dict) else None)
+        if entries:
+            out.append(f"{len(entries)} new {what} in {name}")
+    folder = unstored_dir(home)
+    unstored = len(list(folder.glob("*.json"))) if folder.is_dir() else 0
+    if unstored:
+        out.append(f"{unstored} queued item(s) could not be stored")
+    for name in hand_edits or []:
+        data = git.read_regular(home.memory, name) if section_of_file(name) else None
+        if data is not None:
+            try:
+                schema.parse(section_of_file(name), data, name)
+            except CogitError:
+                out.append(f"an invalid hand edit of {name} waits")
+    if git.read_pending(home.memory) is not None or (home.memory / ".git" / "index.lock").exists():
+        out.append("a killed cogit process left a lock or an unfinished write")
+    if home.runtime.exists() and not os.access(home.runtime, os.W_OK | os.X_OK):
+        out.append(f"{home.runtime} is not writable")
+    return out

@@ -84,12 +84,9 @@ def check_state_files(home, repo, fix: bool) -> list[Finding]:
             try:
                 loader.parse_blob(repo, section, blobs[name])
             except CogitError as e:
-                out.append(Finding("state", "fail", f"{branch}: {e.message}",
-                                   f"Commands writing {branch} refuse to until it is fixed. Restore the last good "
-                                   f"version: `cogit log --project {branch}` names the commit that broke it, then "
-                                   f"`cogit revert SHA`{' --project ' + branch if branch != git.MAIN else ''} or fix "
-                                   "the file and commit it with git in the memory folder.",
-                                   extra={"branch": branch, "file": name}))
+                good = last_valid(repo, branch, section)
+                out.append(Finding("state", "fail", f"{branch}: {e.message}", _restore_hint(home, branch, name, good),
+                                   extra={"branch": branch, "file": name, "last_valid": good}))
             except Exception as e:  # noqa: BLE001 - an unreadable blob
                 out.append(Finding("state", "fail", f"{branch}: {name} cannot be read ({type(e).__name__}: {e})",
                                    _damage_hint(home), extra={"branch": branch, "file": name}))
@@ -108,6 +105,48 @@ def check_state_files(home, repo, fix: bool) -> list[Finding]:
     if not out:
         out.append(Finding("state", "ok", f"every state file is present and valid on {len(branches)} branch(es)"))
     return out
+
+
+def last_valid(repo, branch: str, section: str, limit: int = 500) -> str | None:
+    """The newest commit on `branch`'s first-parent line whose copy of `section` validates."""
+    from cogit.store import loader
+    from cogit.store import repo as git
+    from cogit.store.state import filename
+
+    sha = git.head(repo, branch)
+    for _ in range(limit):
+        if not sha:
+            return None
+        try:
+            blob = git.blob_ids(repo, sha).get(filename(section))
+            if blob is None:
+                return sha
+            loader.parse_blob(repo, section, blob)
+            return sha
+        except Exception:  # noqa: BLE001 - invalid or unreadable: look further back
+            parents = repo[sha.encode()].parents
+            sha = parents[0].decode() if parents else None
+    return None
+
+
+def _restore_hint(home, branch: str, name: str, good: str | None) -> str:
+    """cogit itself refuses to build on an invalid commit (every write validates what it reads),
+    so the way back is git: commit the file's last valid version on top, keeping history."""
+    from shlex import quote
+
+    mem = quote(str(home.memory))
+    name = quote(name)
+    if not good:
+        return (f"Every write to {branch} is refused until {name} is fixed: fix it in a git checkout of {branch} "
+                f"and commit it with git (`git -C {mem} log {branch} -- {name}` shows its history).")
+    if branch == "main":
+        fix = f"cd {mem} && git checkout {good[:12]} -- {name} && git commit -m 'Restore {name}' -- {name}"
+    else:
+        tmp = quote(f"{home.runtime}/restore")
+        fix = (f"git -C {mem} worktree add -q {tmp} {branch} && git -C {tmp} checkout {good[:12]} -- {name} && "
+               f"git -C {tmp} commit -qm 'Restore {name}' && git -C {mem} worktree remove {tmp}")
+    return (f"Every write to {branch} is refused until {name} is valid. Its last valid version is in {good[:12]}; "
+            f"commit it on top (history keeps the rest): {fix}")
 
 
 def restore_defaults(home, branch: str, sections: list[str]):
@@ -154,8 +193,8 @@ def check_hand_edits(home, repo) -> list[Finding]:
                                "Run `cogit commit` (any write commits it first anyway)."))
         except CogitError as e:
             out.append(Finding("edits", "fail", f"an invalid hand edit waits: {e.message}",
-                               f"Fix {home.memory / name} and run `cogit commit`; the next write otherwise sets it "
-                               f"aside in {home.rejected} and restores the committed file."))
+                               f"Fix {home.memory / name} and run `cogit commit`; until then the hooks use the last "
+                               f"committed version, and a write of that section replaces it (a copy goes to {home.rejected})."))
     rejected = sorted(os.listdir(home.rejected)) if home.rejected.is_dir() else []
     if rejected:
         out.append(Finding("edits", "warn", f"{len(rejected)} invalid hand edit(s) were set aside: "

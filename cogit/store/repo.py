@@ -652,12 +652,12 @@ def check_objects(repo: Repo, limit: int = 10) -> list[str]:
             if sha in seen:
                 continue
             seen.add(sha)
-            if sha not in store:
-                problems.append(f"missing object {sha.decode()} (reached from {ref.decode('utf-8', 'replace')})")
-                continue
             try:
+                if sha not in store:
+                    problems.append(f"missing object {sha.decode()} (reached from {ref.decode('utf-8', 'replace')})")
+                    continue
                 obj = store[sha]
-            except Exception:  # noqa: BLE001 - reported above
+            except Exception:  # noqa: BLE001 - an unreadable object: reported above
                 continue
             if isinstance(obj, Commit):
                 stack += [obj.tree, *obj.parents]
