@@ -24,12 +24,13 @@ def doctor(home: Home, claude_project: str | None = None, fix: bool = False, off
     from cogit.checks.logs import check_logs
     from cogit.checks.machine import check_disk, check_runtime
 
-    findings = check_memory(home, fix)
+    findings = guarded("memory", check_memory, home, fix)
     if (home.memory / ".git").exists():
         findings += check_repository(home, fix, offline)
     last = read_last_check(home)
     logs, offsets = check_logs(home, last)
-    findings += [*logs, *check_runtime(home), *check_disk(home), *check_agents(claude_project, fix)]
+    findings += [*logs, *guarded("runtime", check_runtime, home), *guarded("disk", check_disk, home),
+                 *guarded("hooks", check_agents, claude_project, fix)]
     write_last_check(home, offsets)
     return findings
 
@@ -41,10 +42,14 @@ def check_repository(home: Home, fix: bool, offline: bool) -> list[Finding]:
     from cogit.store import repo as git
     from cogit.store.state import default_doc
 
-    findings = check_fsck(home)
+    findings = guarded("fsck", check_fsck, home)
     damaged = any(f.status == "fail" for f in findings)
-    findings += check_sessions(home, fix)
-    repo = git.open_repo(home.memory)
+    findings += guarded("sessions", check_sessions, home, fix)
+    try:
+        repo = git.open_repo(home.memory)
+    except Exception as e:  # noqa: BLE001
+        return findings + [Finding("memory", "fail", f"the repository cannot be opened: {type(e).__name__}: {e}",
+                                   "See the fsck check; restore memory from a remote or a backup.")]
     try:
         try:
             from cogit.store.write import main_config
@@ -52,15 +57,26 @@ def check_repository(home: Home, fix: bool, offline: bool) -> list[Finding]:
             config = main_config(repo)
         except Exception:  # noqa: BLE001 - an invalid config is the state check's finding; use the defaults
             config = default_doc("config")
-        findings += check_state_files(home, repo, fix and not damaged)
-        findings += check_hand_edits(home, repo)
-        findings += check_staleness(home, repo, config)
-        findings += check_size(home, config, fix, damaged)
-        findings += check_remotes(repo, offline)
-        findings += check_endpoint(config, offline)
+        findings += guarded("state", check_state_files, home, repo, fix and not damaged)
+        findings += guarded("edits", check_hand_edits, home, repo)
+        findings += guarded("staleness", check_staleness, home, repo, config)
+        findings += guarded("repository", check_size, home, config, fix, damaged)
+        findings += guarded("remotes", check_remotes, repo, offline)
+        findings += guarded("endpoint", check_endpoint, config, offline)
     finally:
         repo.close()
     return findings
+
+
+def guarded(name: str, check, *args) -> list[Finding]:
+    """A check that trips over a damaged repository reports that instead of stopping doctor."""
+    try:
+        return check(*args)
+    except CogitError as e:
+        return [Finding(name, "fail", e.message, e.hint or "")]
+    except Exception as e:  # noqa: BLE001 - doctor describes broken homes; it must not become one
+        return [Finding(name, "fail", f"the check could not run: {type(e).__name__}: {str(e)[:200]}",
+                        "Often a damaged repository: see the fsck check.")]
 
 
 def check_sessions(home: Home, fix: bool = False) -> list[Finding]:

@@ -84,7 +84,18 @@ def test_a_corrupt_object_fails_with_git_and_without_it(initialized):
     assert proc.returncode == 1 and bad["tool"] == "dulwich" and blob in bad["detail"], bad
     # --fix does not pretend: damage stays a failure, and nothing is packed over it.
     proc = c.run("doctor", "--fix", check=False)
-    assert proc.returncode == 1 and "fixed" not in proc.out and "cogit clone" in proc.out
+    assert proc.returncode == 1 and "\nfixed" not in "\n" + proc.out and "cogit clone" in proc.out
+    # A damaged head commit: every check that reads it says so; doctor itself does not crash.
+    head = c.git("rev-parse", "HEAD").strip()
+    path = c.home / "memory" / ".git" / "objects" / head[:2] / head[2:]
+    path.chmod(0o644)
+    path.write_bytes(b"\x78\x9cgarbage, not zlib")
+    for env in (None, {"PATH": os.path.dirname(sys.executable)}):
+        proc = c.run("doctor", "--json", check=False, env=env)
+        assert proc.returncode == 1, proc.err
+        findings = json.loads(proc.out)
+        assert {"fsck", "state"} <= {f["name"] for f in findings if f["status"] == "fail"}
+    assert not (c.home / "runtime" / "logs" / "crash.log").exists()
 
 
 def test_an_invalid_state_file_on_a_project_branch_fails(initialized, tmp_path):

@@ -34,7 +34,7 @@ def check_logs(home, last: dict) -> tuple[list, dict]:
         path = os.path.join(str(home.logs), name)
         entries, offsets[name] = new_entries(path, seen.get(name))
         if entries:
-            newest = "; ".join(e.splitlines()[0][:200] for e in entries[-3:])
+            newest = "; ".join(summary(e) for e in entries[-3:])
             since = "since the last check" if last.get("time") else "in the log (first check)"
             out.append(Finding(check, status, f"{len(entries)} {what} {since}; newest: {newest}",
                                hint.format(path=path), extra={"log": path, "entries": len(entries)}))
@@ -65,3 +65,11 @@ def new_entries(path: str, seen) -> tuple[list[str], list[int]]:
         elif entries:
             entries[-1] += "\n" + line
     return entries, [st.st_ino, st.st_size]
+
+
+def summary(entry: str) -> str:
+    """An entry's first line, and for a traceback its last (the exception), cut short."""
+    lines = [ln for ln in entry.splitlines() if ln.strip()]
+    if len(lines) == 1:
+        return lines[0][:200]
+    return f"{lines[0][:60]} … {lines[-1].strip()[:140]}"
