@@ -1,49 +1,91 @@
 """`cogit doctor`: find what is wrong with this machine's cogit; with `fix`, mend what is safe.
 
-Each check returns Findings: `ok`, `warn`, `fail` (each with what to do next) or, with
-`fix`, `fixed` (mended just now, and how). Mending is limited to what cogit owns and
-can redo: its own hook entries in agent settings (rewritten to the current command,
-with a backup), and the repairs every writer makes anyway (stale git locks, an
-interrupted working-tree update: see store/recover.py). Nothing a person wrote is changed.
+Each check returns Findings: `ok`, `warn`, `fail` (each with what to do next),
+`skipped` (`--offline`) or, with `fix`, `fixed` (mended just now, and how). Mending is
+limited to what cogit owns and can redo: its own hook entries in agent settings
+(rewritten to the current command, with a backup), the repairs every writer makes
+anyway (stale git locks, an interrupted working-tree update: see store/recover.py),
+folding finished sessions, committing a missing state file's defaults, and packing
+loose objects. Nothing a person wrote is changed. The checks live in cogit/checks/.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
 
+from cogit.checks import Finding  # noqa: F401  (re-exported: callers import it from here)
 from cogit.errors import CogitError
 from cogit.paths import Home
 
 
-@dataclass
-class Finding:
-    name: str
-    status: str  # "ok", "warn", "fail", "fixed"
-    detail: str
-    hint: str = ""
-    extra: dict | None = None  # machine-readable facts for --json (e.g. the unstored item's fold id)
+def doctor(home: Home, claude_project: str | None = None, fix: bool = False, offline: bool = False) -> list[Finding]:
+    from cogit.checks import read_last_check, write_last_check
+    from cogit.checks.agents import check_agents
+    from cogit.checks.logs import check_logs
+    from cogit.checks.machine import check_disk, check_runtime
 
-    def to_json(self) -> dict:
-        out = asdict(self)
-        out.update(out.pop("extra") or {})
-        return out
-
-
-def doctor(home: Home, claude_project: str | None = None, fix: bool = False) -> list[Finding]:
-    findings = [*check_memory(home, fix), *check_hooks(claude_project, fix)]
+    findings = guarded("memory", check_memory, home, fix)
     if (home.memory / ".git").exists():
-        findings += check_sessions(home)
+        findings += check_repository(home, fix, offline)
+    last = read_last_check(home)
+    logs, offsets = check_logs(home, last)
+    findings += [*logs, *guarded("runtime", check_runtime, home), *guarded("disk", check_disk, home),
+                 *guarded("hooks", check_agents, claude_project, fix)]
+    write_last_check(home, offsets)
     return findings
 
 
-def check_sessions(home: Home) -> list[Finding]:
+def check_repository(home: Home, fix: bool, offline: bool) -> list[Finding]:
+    """Everything that needs the memory repository open, in the order a person reads them."""
+    from cogit.checks.network import check_endpoint, check_remotes
+    from cogit.checks.repository import check_fsck, check_hand_edits, check_size, check_staleness, check_state_files
+    from cogit.store import repo as git
+    from cogit.store.state import default_doc
+
+    findings = guarded("fsck", check_fsck, home)
+    damaged = any(f.status == "fail" for f in findings)
+    findings += guarded("sessions", check_sessions, home, fix)
+    try:
+        repo = git.open_repo(home.memory)
+    except Exception as e:  # noqa: BLE001
+        return findings + [Finding("memory", "fail", f"the repository cannot be opened: {type(e).__name__}: {e}",
+                                   "See the fsck check; restore memory from a remote or a backup.")]
+    try:
+        try:
+            from cogit.store.write import main_config
+
+            config = main_config(repo)
+        except Exception:  # noqa: BLE001 - an invalid config is the state check's finding; use the defaults
+            config = default_doc("config")
+        findings += guarded("state", check_state_files, home, repo, fix and not damaged)
+        findings += guarded("edits", check_hand_edits, home, repo)
+        findings += guarded("staleness", check_staleness, home, repo, config)
+        findings += guarded("repository", check_size, home, config, fix, damaged)
+        findings += guarded("remotes", check_remotes, repo, offline)
+        findings += guarded("endpoint", check_endpoint, config, offline)
+    finally:
+        repo.close()
+    return findings
+
+
+def guarded(name: str, check, *args) -> list[Finding]:
+    """A check that trips over a damaged repository reports that instead of stopping doctor."""
+    try:
+        return check(*args)
+    except CogitError as e:
+        return [Finding(name, "fail", e.message, e.hint or "")]
+    except Exception as e:  # noqa: BLE001 - doctor describes broken homes; it must not become one
+        return [Finding(name, "fail", f"the check could not run: {type(e).__name__}: {str(e)[:200]}",
+                        "Often a damaged repository: see the fsck check.")]
+
+
+def check_sessions(home: Home, fix: bool = False) -> list[Finding]:
     """Queued items the store refused (kept in runtime/unstored/ by `cogit finalize`, never
-    dropped), and sessions whose records are not in memory yet."""
+    dropped), and sessions whose records are not in memory yet. With `fix`, what
+    `cogit finalize` would fold is folded now (a session still running keeps its records)."""
     import json
 
     from cogit.learn.drain import unstored_dir
-    from cogit.store.status import unsaved_sessions
 
     out = []
     folder = unstored_dir(home)
@@ -60,13 +102,55 @@ def check_sessions(home: Home) -> list[Finding]:
             f"Add a fixed version with `cogit add learning TEXT`, then delete {path}.",
             extra={"fold": record.get("fold"), "file": str(path)},
         ))
-    unsaved = unsaved_sessions(home)
-    if unsaved:
-        out.append(Finding("sessions", "warn", f"{unsaved} session(s) have records not yet in memory",
-                           "They are folded when they end or go silent; `cogit finalize` folds ended ones now."))
+    from cogit.cli.state import _stale_minutes
+
+    stale = _stale_minutes(home)
+    unfinished, running = session_counts(home, stale)
+    if unfinished and fix:
+        from cogit.learn.drain import finalize
+
+        try:
+            results = finalize(home, None, stale)
+        except CogitError as e:
+            out.append(Finding("sessions", "fail", f"could not finalize sessions: {e.message}", e.hint or ""))
+            return out
+        left, running = session_counts(home, stale)
+        out.append(Finding("sessions", "fixed" if left < unfinished else "warn",
+                           f"finalized {unfinished - left} of {unfinished} unfinished session(s): {len(results)} commit(s)"))
+        unfinished = left
+    if unfinished:
+        out.append(Finding("sessions", "warn", f"{unfinished} session(s) ended or went silent with records not yet in memory",
+                           "`cogit doctor --fix` (or `cogit finalize`) folds them now; any cogit command does it too.",
+                           extra={"unfinished": unfinished}))
     if not out:
-        out.append(Finding("sessions", "ok", "every session's records are in memory"))
+        out.append(Finding("sessions", "ok", "every finished session's records are in memory"
+                           + (f"; {running} session(s) running" if running else ""), extra={"running": running}))
     return out
+
+
+def session_counts(home: Home, stale_minutes: float) -> tuple[int, int]:
+    """(unfinished, running): sessions with records not yet in memory that `cogit finalize`
+    would fold now (queued items, a fold under way, or records of a session that ended or
+    went silent), and live sessions with records (folded when they end)."""
+    import json
+    import time
+
+    from cogit.learn.drain import _agg_empty
+
+    unfinished = running = 0
+    for path in home.sessions.glob("*/state.json") if home.sessions.exists() else []:
+        try:
+            state = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            unfinished += 1  # unreadable: cannot be sure it is saved
+            continue
+        records = not _agg_empty(state.get("agg"))
+        over = bool(state.get("ended")) or time.time() - float(state.get("last_event_at") or 0) >= stale_minutes * 60
+        if state.get("queue") or state.get("pending") is not None or (records and over):
+            unfinished += 1
+        elif records:
+            running += 1
+    return unfinished, running
 
 
 def excerpt(text, limit: int = 80) -> str:
@@ -119,32 +203,35 @@ def check_memory(home: Home, fix: bool) -> list[Finding]:
     return out
 
 
-def check_hooks(claude_project: str | None, fix: bool) -> list[Finding]:
-    """Hook commands written by older cogit versions are rewritten to the current one."""
-    from cogit.install import claude
+def attention(home: Home, hand_edits: list[str] | None = None) -> list[str]:
+    """What `cogit status` mentions to send a person to `cogit doctor`: only what is cheap to
+    see (no fsck, no network, no hook probes), and news since the last doctor."""
+    from cogit.checks import read_last_check
+    from cogit.checks.logs import LOGS, new_entries
+    from cogit.learn.drain import unstored_dir
+    from cogit.store import repo as git
+    from cogit.store import schema
+    from cogit.store.state import section_of_file
 
     out = []
-    for project in [None] + ([claude_project] if claude_project else []):
-        path = claude.settings_path(project)
-        try:
-            current = claude.load(path)
-        except CogitError as e:
-            out.append(Finding("hooks", "fail", e.message, e.hint or ""))
-            continue
-        ours = claude.our_commands(current)
-        if not ours:
-            continue
-        home = claude.home_of(ours)
-        if ours == claude.our_commands(claude.with_ours(current, home)):
-            out.append(Finding("hooks", "ok", f"Claude Code hooks in {path} are current"))
-        elif fix:
-            result = claude.install(project, home=home)
-            out.append(Finding("hooks", "fixed", f"upgraded cogit's hook commands in {path} to this version's "
-                                                 f"(backup: {result['backup']})"))
-        else:
-            out.append(Finding("hooks", "fail", f"cogit's hook commands in {path} are from an older version "
-                                                "(they may import code from the agent's working folder)",
-                               "Run `cogit doctor --fix` (or `cogit install claude`) to upgrade them."))
-    if not out:
-        out.append(Finding("hooks", "ok", "no agent settings hold cogit hooks (`cogit install claude` adds them)"))
+    seen = read_last_check(home).get("logs") or {}
+    for name, _, _, what, _ in LOGS:
+        entries, _ = new_entries(os.path.join(str(home.logs), name), seen.get(name) if isinstance(seen, dict) else None)
+        if entries:
+            out.append(f"{len(entries)} new {what} in {name}")
+    folder = unstored_dir(home)
+    unstored = len(list(folder.glob("*.json"))) if folder.is_dir() else 0
+    if unstored:
+        out.append(f"{unstored} queued item(s) could not be stored")
+    for name in hand_edits or []:
+        data = git.read_regular(home.memory, name) if section_of_file(name) else None
+        if data is not None:
+            try:
+                schema.parse(section_of_file(name), data, name)
+            except CogitError:
+                out.append(f"an invalid hand edit of {name} waits")
+    if git.read_pending(home.memory) is not None or (home.memory / ".git" / "index.lock").exists():
+        out.append("a killed cogit process left a lock or an unfinished write")
+    if home.runtime.exists() and not os.access(home.runtime, os.W_OK | os.X_OK):
+        out.append(f"{home.runtime} is not writable")
     return out

@@ -101,7 +101,7 @@ def test_doctor_upgrades_old_hook_commands_and_clears_what_a_kill_left(initializ
     command = data["hooks"]["Stop"][0]["hooks"][0]["command"]
     assert " -E -P -c " in command and command.startswith(f"COGIT_HOME={c.home} ")
     again = c.json("doctor")
-    assert {(f["name"], f["status"]) for f in again} == {("memory", "ok"), ("hooks", "ok"), ("sessions", "ok")}
+    assert {f["status"] for f in again} == {"ok"}, again
     c.run("add", "learning", "writes work")
     c.assert_healthy()
 

@@ -7,23 +7,25 @@ import click
 from cogit.cli import cli, emit_json
 from cogit.errors import CogitError
 
-MARK = {"ok": "ok   ", "warn": "warn ", "fail": "FAIL ", "fixed": "fixed"}
+MARK = {"ok": "ok   ", "warn": "warn ", "fail": "FAIL ", "fixed": "fixed", "skipped": "skip "}
 
 
 @cli.command()
 @click.option("--project", "project", type=click.Path(file_okay=False),
               help="Also check DIR/.claude/settings.json (hooks installed with `install --project`).")
-@click.option("--fix", is_flag=True, help="Make the safe repairs: upgrade old hook commands, clear what a killed cogit left.")
+@click.option("--fix", is_flag=True, help="Make the safe repairs (see README: `cogit doctor`) and say what was done.")
+@click.option("--offline", is_flag=True, help="Do not contact remotes or the reflection endpoint.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
-def doctor(obj, project: str | None, fix: bool, as_json: bool) -> None:
-    """Check memory and the installed hooks; --fix makes the safe repairs.
+def doctor(obj, project: str | None, fix: bool, offline: bool, as_json: bool) -> None:
+    """Check memory, the machine, the installed hooks, remotes and the model endpoint;
+    --fix makes the safe repairs.
 
     Exits 1 when a check fails (each says what to do).
     """
     from cogit.doctor import doctor as run
 
-    findings = run(obj.home, project, fix)
+    findings = run(obj.home, project, fix, offline)
     if as_json:
         emit_json([f.to_json() for f in findings])
     else:

@@ -81,6 +81,8 @@ def status(obj, as_json: bool) -> None:
         click.echo("hand edits not committed: " + ", ".join(info["hand_edits"]) + " (run `cogit commit`)")
     if info["sessions"]:
         click.echo(f"sessions with unsaved records: {info['sessions']}")
+    if info["attention"]:
+        click.echo("attention: " + "; ".join(info["attention"]) + " (run `cogit doctor`)")
 
 
 @cli.command()

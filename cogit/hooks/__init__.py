@@ -33,6 +33,12 @@ def run(args: list[str]) -> int:
             raise ValueError(f"unknown agent {agent!r} (known: claude)")
         from cogit.hooks import claude
 
+        if os.environ.get("COGIT_HOOK_PROBE") == "1":
+            # `cogit doctor` asks whether an installed command still starts a working cogit:
+            # answer with the version, touch nothing (no payload, no memory, no log).
+            real_stdout.write(f"cogit-probe {__import__('cogit').__version__}\n")
+            real_stdout.flush()
+            return 0
         out = claude.main(event, sys.stdin.buffer, home_root)
         if out:
             # UTF-8 whatever the locale: `-E` (see cogit/launch.py) drops PYTHONIOENCODING.

@@ -603,3 +603,69 @@ def tree_blobs(repo: Repo, sha: str) -> list[tuple[str, str]]:
             elif stat.S_ISREG(entry.mode) or stat.S_ISLNK(entry.mode):
                 out.append((path, entry.sha.decode()))
     return sorted(out)
+
+
+# --------------------------------------------------------------------------- health (cogit doctor)
+
+
+def object_stats(root: Path) -> tuple[int, int]:
+    """(loose objects, bytes of the whole object store), from the file system alone."""
+    objects = root / ".git" / "objects"
+    loose = size = 0
+    for dirpath, _, names in os.walk(objects):
+        rel = os.path.relpath(dirpath, objects)
+        for n in names:
+            try:
+                size += os.lstat(os.path.join(dirpath, n)).st_size
+            except OSError:
+                continue
+            if len(rel) == 2 and len(n) == 38:
+                loose += 1
+    return loose, size
+
+
+def check_objects(repo: Repo, limit: int = 10) -> list[str]:
+    """What `git fsck` would find, for machines without git: every object must read back
+    under its own id, and every commit, tree and blob a branch reaches must be there."""
+    problems: list[str] = []
+    store = repo.object_store
+    for pack in getattr(store, "packs", []):
+        try:
+            pack.check()
+        except Exception as e:  # noqa: BLE001 - any failure is the finding
+            problems.append(f"pack {os.path.basename(pack._basename)}: {type(e).__name__}: {e}")
+    for sha in list(store):
+        if len(problems) >= limit:
+            return problems
+        try:
+            obj = store[sha]
+            obj.check()
+            if obj.id != sha:
+                problems.append(f"object {sha.decode()} holds content of {obj.id.decode()}")
+        except Exception as e:  # noqa: BLE001
+            problems.append(f"object {sha.decode()}: {type(e).__name__}: {str(e)[:120]}")
+    seen: set[bytes] = set()
+    for ref, tip in repo.get_refs().items():
+        stack = [tip]
+        while stack and len(problems) < limit:
+            sha = stack.pop()
+            if sha in seen:
+                continue
+            seen.add(sha)
+            try:
+                if sha not in store:
+                    problems.append(f"missing object {sha.decode()} (reached from {ref.decode('utf-8', 'replace')})")
+                    continue
+                obj = store[sha]
+            except Exception:  # noqa: BLE001 - an unreadable object: reported above
+                continue
+            if isinstance(obj, Commit):
+                stack += [obj.tree, *obj.parents]
+            elif isinstance(obj, Tree):
+                stack += [e.sha for e in obj.items() if e.mode != 0o160000]
+    return problems
+
+
+def pack_loose(repo: Repo) -> int:
+    """Move every loose object into one pack (callers hold the memory lock). Returns how many."""
+    return repo.object_store.pack_loose_objects()

@@ -28,6 +28,8 @@ def status(home: Home) -> dict:
         d = json.loads(cache.read_text("utf-8"))
         info = {"chars": d["chars"], "tokens": d["tokens"], "cut": d["cut"], "budget": digest.budget(state.get("config"))}
     sessions = unsaved_sessions(home)
+    from cogit.doctor import attention
+
     return {
         "home": str(home.root),
         "branch": branch,
@@ -37,6 +39,7 @@ def status(home: Home) -> dict:
         "digest": info,
         "hand_edits": hand,
         "sessions": sessions,
+        "attention": attention(home, hand),
     }
 
 
