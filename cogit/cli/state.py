@@ -151,7 +151,8 @@ def focus_set(obj, text: str, priorities: tuple[str, ...], project: str | None) 
 def forget(obj, item_id: str, project: str | None) -> None:
     """Remove an item by id (it stays in history; `cogit revert` brings it back)."""
     scope = scope_of(obj, project, must_exist=True)
-    _report(memory.write(obj.home, _prov("item.forget", scope), memory.forget(item_id), branch=scope.branch))
+    # An item that came from a reflection leaves a tombstone, so no later reflection proposes it again.
+    _report(memory.write(obj.home, _prov("item.forget", scope), memory.forget(item_id, tombstone=True), branch=scope.branch))
 
 
 @cli.command()
@@ -212,9 +213,15 @@ def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool) -> None:
     """
     from cogit.learn.drain import finalize as run_finalize
 
-    if os.environ.get("COGIT_IN_HOOK") == "1":
+    in_hook = os.environ.get("COGIT_IN_HOOK") == "1"
+    if in_hook:
         _make_memory(obj.home)
+    ended = in_hook and session_id is not None and _ended(obj.home, session_id)
     results = run_finalize(obj.home, session_id, _stale_minutes(obj.home))
+    if ended:  # the detached session-end work: reflect when due (cogit/learn/trigger.py)
+        from cogit.learn.trigger import after_session
+
+        after_session(obj.home)
     if not quiet:
         for r in results:
             click.echo(f"[{r.sha[:10]}] {r.summary}")
@@ -224,6 +231,15 @@ def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool) -> None:
         from cogit.store.sync import background
 
         background(obj.home, "push")
+
+
+def _ended(home, session_id: str) -> bool:
+    from cogit.runtime import Session
+
+    try:
+        return bool((Session(str(home.sessions), session_id).read() or {}).get("ended"))
+    except Exception:  # unreadable runtime state: no reflection, finalize goes on
+        return False
 
 
 def _make_memory(home) -> None:

@@ -26,7 +26,7 @@ TRAILER_ORDER = (
     "Cogit-Reverts",
     "Cogit-Pruned",
 )
-SOURCES = ("cli", "hook", "reflection", "human", "sync", "import")
+SOURCES = ("cli", "hook", "reflection", "human", "sync", "import", "agent")
 COMMITTER = b"cogit <cogit@localhost>"
 _MAX_VALUE = 300
 
