@@ -319,7 +319,8 @@ def ask_endpoint(r: Reflector, prompt: str) -> str:
             body["response_format"] = {"type": "json_schema", "json_schema": {"name": "cogit_reflection", "schema": _wire_schema()}}
         req = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"), method="POST",
                                      headers={"Content-Type": "application/json", "Accept": "application/json"})
-        with urllib.request.urlopen(req, timeout=max(0.1, deadline - time.monotonic())) as resp:  # noqa: S310 (http(s) only: checked)
+        # The socket's own timeout only backs up the one deadline `_within` keeps.
+        with urllib.request.urlopen(req, timeout=max(0.1, deadline - time.monotonic()) + 2) as resp:  # noqa: S310 (http(s) only: checked)
             return _read_bounded(resp, f"the endpoint {r.endpoint}")
 
     def exchange() -> bytes:
@@ -336,6 +337,10 @@ def ask_endpoint(r: Reflector, prompt: str) -> str:
                                    hint="Check reflect.model (the name your server lists under /v1/models) and the endpoint URL.") from None
         except (urllib.error.URLError, OSError) as e:
             reason = getattr(e, "reason", e)
+            if isinstance(reason, TimeoutError) or isinstance(e, TimeoutError):
+                raise ReflectionFailed(f"the endpoint {r.endpoint} gave no answer within {r.timeout:g}s (reflect.timeout_s); "
+                                       "nothing was committed",
+                                       hint="Check that the model is loaded and answering, or raise reflect.timeout_s (at most 600).") from None
             raise ReflectionFailed(f"cannot reach the reflection endpoint {r.endpoint}: {reason}",
                                    hint="Start your local model server (LM Studio, Ollama, llama.cpp's server) or fix reflect.endpoint; "
                                         "without a model, unset it and `cogit reflect` uses the built-in analysis.") from None
