@@ -50,6 +50,17 @@ class ScriptedModel:
                 if mode == "hang":
                     model.release.wait(60)
                     return
+                if mode == "trickle":  # headers, then a byte now and then: no socket timeout ever fires
+                    self.send_response(200)
+                    self.send_header("Content-Length", "1000000")
+                    self.end_headers()
+                    while not model.release.wait(0.3):
+                        try:
+                            self.wfile.write(b" ")
+                            self.wfile.flush()
+                        except OSError:
+                            return
+                    return
                 if mode == "nostructured" and "response_format" in body:
                     return self._send(400, b'{"error": "response_format is not supported"}')
                 if mode == "huge":
@@ -191,12 +202,13 @@ def test_junk_off_schema_and_huge_answers_are_refused_and_nothing_is_committed(i
     assert words in reflect_log(c) and "failed" in reflect_log(c)
 
 
-def test_a_model_that_hangs_is_cut_off_by_the_time_limit(initialized, model):
+@pytest.mark.parametrize("mode", ["hang", "trickle"])
+def test_a_model_that_hangs_is_cut_off_by_the_time_limit(initialized, model, mode):
     c = initialized
     set_config(c, timeout_s=2)
     before = head(c)
     t0 = time.monotonic()
-    out = c.run("reflect", "--endpoint", model.url("hang"), check=False, timeout=30)
+    out = c.run("reflect", "--endpoint", model.url(mode), check=False, timeout=30)
     assert time.monotonic() - t0 < 15
     assert out.returncode == 1 and "gave no answer within 2s" in out.err
     assert head(c) == before and "no answer within 2s" in reflect_log(c)
