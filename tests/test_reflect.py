@@ -173,6 +173,7 @@ def test_a_valid_answer_is_one_commit_and_proposals_wait_for_review(initialized,
     waiting = c.json("review")
     assert {p["section"] for p in waiting} == {"heuristics", "learnings", "avoidances", "rules", "focus"}
     assert all(p["source"] == "reflection" for p in waiting)
+    assert "proposals waiting for review: 5 (run `cogit review`)" in c.run("status").out
     # the insight (not the question) reaches the digest
     digest = json.loads((c.home / "runtime" / "digest" / "main.json").read_text())["text"]
     assert VALID["insights"][0] in digest and VALID["questions"][0] not in digest

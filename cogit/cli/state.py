@@ -69,6 +69,8 @@ def status(obj, as_json: bool) -> None:
         click.echo("hand edits not committed: " + ", ".join(info["hand_edits"]) + " (run `cogit commit`)")
     if info["sessions"]:
         click.echo(f"sessions with unsaved records: {info['sessions']}")
+    if info.get("review"):
+        click.echo(f"proposals waiting for review: {info['review']} (run `cogit review`)")
 
 
 @cli.command()

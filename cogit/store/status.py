@@ -37,6 +37,7 @@ def status(home: Home) -> dict:
         "digest": info,
         "hand_edits": hand,
         "sessions": sessions,
+        "review": len((state.get("reflections") or {}).get("proposals") or []),  # proposals waiting (`cogit review`)
     }
 
 
