@@ -219,3 +219,15 @@ def test_the_trigger_runs_one_at_a_time_and_not_when_off(initialized, tmp_path):
     _set(c, "  auto: false         # after", "  auto: true         # after")
     report = trigger.after_session(home)
     assert report and report["commit"] and report["reflector"] == "builtin"
+
+
+def test_a_reflections_file_near_the_size_limit_sheds_its_oldest_tombstones_first():
+    from cogit.store.state import shrink_to_fit
+
+    stones = [{"id": f"t-{i:04x}", "section": "heuristics", "text": f"{i} " + "x" * 1500, "reason": "rejected",
+               "created_at": OLD, "updated_at": OLD} for i in range(10)]
+    doc = {"schema_version": 1, "items": [{"id": "rf-0001", "text": "keep me", "kind": "insight", "source": "reflection",
+                                           "created_at": OLD, "updated_at": OLD}], "tombstones": stones}
+    removed = shrink_to_fit("reflections", doc, 3000)
+    assert [r[1]["id"] for r in removed] == ["t-0000", "t-0001"]
+    assert [s["id"] for s in doc["tombstones"]][0] == "t-0002" and doc["items"][0]["id"] == "rf-0001"

@@ -25,7 +25,7 @@ from cogit.store.write import Change, State, transact
 PROPOSAL_SECTIONS = ("heuristics", "learnings", "avoidances", "rules", "focus")
 DEFAULT_AUTO_ACCEPT = ("agent",)
 MAX_PENDING = 100  # the inbox holds at most this many; more is dropped (and named) until a person reviews
-MAX_TOMBSTONES = 1000  # the oldest go first (named in the commit; history keeps them)
+MAX_TOMBSTONES = 500  # the oldest go first (history keeps them)
 MAX_TEXT = 2000
 CATEGORIES = ("insight", "feedback", "pattern", "mistake")
 
