@@ -88,7 +88,8 @@ def log_path(home: Home):
 
 
 def log(home: Home, text: str) -> None:
-    """One timestamped line per event in runtime/logs/reflect.log (read by `cogit doctor`)."""
+    """One timestamped line per failure in runtime/logs/reflect.log (read by `cogit doctor`:
+    every line there is a failure; successes are commits)."""
     from cogit.redact import redact
     from cogit.runtime import append_private
 
@@ -655,7 +656,4 @@ def reflect(home: Home, *, endpoint: str | None = None, model: str | None = None
                       trigger=trigger, model=reflector.name, extra={"Cogit-Prompt-Hash": phash})
     result = transact(home, prov, apply, branch=branch)
     report["commit"] = result.sha if result else None
-    log(home, f"reflection ({trigger}, {reflector.kind} {reflector.name}) ok: "
-              + (f"commit {result.sha[:10]}, {len(report['reflections'])} insight(s), {len(report['pending'])} pending, "
-                 f"{len(report['dropped'])} dropped" if result else "nothing new"))
     return report

@@ -71,7 +71,6 @@ def after_session(home: Home) -> dict | None:
             if not ok:
                 return None
             meaningful = int((state.get("engagement") or {}).get("meaningful_interactions") or 0)
-            engine.log(home, f"reflection due: {why}")
             try:
                 return engine.reflect(home, trigger="auto", by_hand=False)
             except CogitError:
