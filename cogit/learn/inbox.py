@@ -232,11 +232,13 @@ def propose(home, proposals: list, prov, branch: str = git.MAIN) -> dict:
     holder: dict = {}
 
     def apply(state: State) -> Change | None:
-        repo = git.open_repo(home.memory)
-        try:
-            config = state.get("config") if branch == git.MAIN else main_config(repo)
-        finally:
-            repo.close()
+        config = state.get("config")
+        if branch != git.MAIN:  # settings rule from main
+            repo = git.open_repo(home.memory)
+            try:
+                config = main_config(repo)
+            finally:
+                repo.close()
         result = add_proposals(state, proposals, prov.source, config)
         holder.update(result)
         if not (result["pending"] or result["accepted"] or result["dropped"]):
@@ -275,7 +277,7 @@ def accept(ids: list[str]):
     def apply(state: State) -> Change:
         done = []
         for p in _take(state, ids):
-            done.append(f"{p['id']} -> {_materialize(state, p)}")
+            done.append(f"{p['id']} -> {_materialize(state, p)}: {p['text'][:100]}")
         first = done[0] if len(done) == 1 else f"{len(done)} proposals: " + ", ".join(d.split(" ")[0] for d in done)
         return Change(f"Accept {first}", body="\n".join(f"Accepted {d}" for d in done),
                       trailers={"Cogit-Item": " ".join(ids)})
