@@ -156,10 +156,16 @@ def tool_remember(view: View, kind: str, text: str, category: str | None = None,
         result = inbox.propose(view.home, [{"section": kind + "s", "text": text, **({"category": category} if category else {})}],
                                prov, branch=view.write_branch)
         return {"status": "pending review", "detail": "A person accepts it with `cogit review` / `cogit accept ID`.", "result": _plain(result)}
-    result = transact(view.home, prov, memory.add_item(kind + "s", text, category=category, source="agent"),
-                      branch=view.write_branch, timeout=LOCK_WAIT)
+    from cogit.store import dedupe
+
+    found = dedupe.Found()  # what memory already holds gains evidence instead (README "No duplicates")
+    apply = dedupe.or_evidence(kind + "s", text, memory.add_item(kind + "s", text, category=category, source="agent"), found)
+    result = transact(view.home, prov, apply, branch=view.write_branch, timeout=LOCK_WAIT)
     if result is None:
         return {"status": "already in memory", "scope": view.label(view.write_branch)}
+    if found.item is not None:
+        return {"status": "already in memory: evidence added", "scope": view.label(view.write_branch), "id": found.item["id"],
+                "similarity": round(found.score, 2), "evidence": found.item.get("evidence"), "commit": result.sha}
     return {"status": "remembered", "scope": view.label(view.write_branch), "commit": result.sha, "summary": result.summary,
             "redacted_secrets": result.redacted}
 
@@ -174,7 +180,8 @@ def tool_forget(view: View, item_id: str, session: str | None = None) -> dict:
     item_id = _text(item_id, "item id", 40)
     for branch in reversed(view.branches):
         if _find(view, branch, item_id):
-            result = transact(view.home, _prov(view, "item.forget", session), memory.forget(item_id), branch=branch, timeout=LOCK_WAIT)
+            result = transact(view.home, _prov(view, "item.forget", session), memory.forget(item_id, tombstone=True),
+                              branch=branch, timeout=LOCK_WAIT)
             return {"status": "forgotten", "scope": view.label(branch), "commit": result.sha if result else None,
                     "detail": "It stays in history; `cogit revert` brings it back."}
     raise CogitError(f"no item {item_id!r} in the memory this folder sees", hint="Find ids with the search tool.")
@@ -346,4 +353,5 @@ def build(home: Home, folder: str):
 
 def serve(home: Home, folder: str) -> None:
     """Run the server on stdio until the client closes it."""
+    os.environ["COGIT_LOCK_WAIT"] = str(LOCK_WAIT)  # every write this process makes waits at most that long
     build(home, folder).run("stdio")

@@ -73,15 +73,16 @@ def test_remember_show_why_and_rules_through_the_store(initialized, tmp_path):
 
     out = session(c, tmp_path, steps)
     assert out["remember"]["status"] == "remembered" and out["remember"]["redacted_secrets"] == 1
-    assert out["again"]["status"] == "already in memory"  # a no-op makes no commit
+    assert out["again"]["status"] == "already in memory: evidence added"  # no second item (README "No duplicates")
     (item,) = c.json("show", "learnings")["learnings"]
     assert item["source"] == "agent" and item["category"] == "mistake" and "ghp_" not in item["text"]
-    trailers = c.json("log", "-n", "1")[0]["trailers"]
+    first = [e for e in c.json("log") if e["trailers"].get("Cogit-Event") == "learning.add"][0]
+    trailers = first["trailers"]
     assert (trailers["Cogit-Source"], trailers["Cogit-Session"], trailers["Cogit-Trigger"]) == ("agent", "sess-42", "mcp")
     assert out["show"]["item"]["id"] == item["id"] and out["show"]["scope"] == "global"
     assert out["show"]["provenance"][0]["trailers"]["Cogit-Source"] == "agent"
     assert [i["id"] for i in out["section"]["learnings"]] == [item["id"]]
-    assert out["why"]["history"][0]["commit"] == c.json("log", "-n", "1")[0]["sha"]
+    assert out["why"]["history"][-1]["commit"] == first["sha"]
     assert out["rules"][0]["detector"] == "error_loop" and "ledger" in out["rule"]
     assert item["id"] in out["digest"] and out["resource"]["learnings"][0]["id"] == item["id"]
     assert "ghp_" not in c.git("log", "-p", "--all")
@@ -261,3 +262,22 @@ def test_search_finds_current_items_and_with_history_removed_ones(initialized, t
     removed = [h for h in past if h["status"] == "removed"]
     assert [h["id"] for h in removed] == [gone["id"]] and removed[0]["how"] == "forgotten" and removed[0]["commit"]
     assert none == []
+
+
+def test_remember_waits_for_review_when_config_wants_agent_proposals_approved(initialized, tmp_path):
+    c = initialized
+    config = (c.home / "memory" / "config.yaml").read_text()
+    assert "auto_accept: [agent]" in config or "- agent" in config, config
+    (c.home / "memory" / "config.yaml").write_text(config.replace("auto_accept: [agent]", "auto_accept: []").replace("  - agent\n", ""))
+    c.run("commit", "-m", "Agent proposals need approval")
+
+    async def steps(client):
+        return payload(await client.call_tool("remember", {"kind": "avoidance", "text": "Never run the migrations on prod by hand"}))
+
+    out = session(c, tmp_path, steps)
+    assert out["status"] == "pending review"
+    assert c.json("show", "avoidances")["avoidances"] == []
+    (pending,) = c.json("review")
+    assert pending["text"] == "Never run the migrations on prod by hand"
+    c.run("accept", pending["id"])
+    assert [a["text"] for a in c.json("show", "avoidances")["avoidances"]] == [pending["text"]]

@@ -32,11 +32,33 @@ def test_template_validates_against_its_schema(section):
     assert doc["schema_version"] == 1
 
 
+# Schemas of data that is not a state file (no template in templates/state/).
+NON_STATE_SCHEMAS = ("reflection-answer",)
+
+
 def test_every_schema_has_a_template_and_back():
     names = {p.name for p in resources.files("cogit.schemas").iterdir() if p.name.endswith(".schema.json")}
-    assert names == {f"{s}.schema.json" for s in SECTIONS}
+    assert names == {f"{s}.schema.json" for s in (*SECTIONS, *NON_STATE_SCHEMAS)}
     templates = {p.name for p in resources.files("cogit.templates").joinpath("state").iterdir()}
     assert templates == {f"{s}.yaml" for s in SECTIONS}
+
+
+@pytest.mark.parametrize("name", NON_STATE_SCHEMAS)
+def test_non_state_schema_is_valid_draft_2020_12(name):
+    doc = schema.schema(name)
+    Draft202012Validator.check_schema(doc)
+    assert doc["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert doc["additionalProperties"] is False
+
+
+def test_reflection_prompt_template_names_every_placeholder():
+    from cogit.learn.reflect import build_prompt, template
+
+    text = template()
+    for key in ("focus", "heuristics", "learnings", "avoidances", "rules", "tools", "sequences", "sessions", "schema"):
+        assert "{{" + key + "}}" in text
+    filled = build_prompt({"focus": {"current": "ship it"}}, ["2026-11-30 Session 1 ended"])
+    assert "{{" not in filled and "ship it" in filled and "Session 1 ended" in filled
 
 
 def test_item_without_id_is_refused():
@@ -61,6 +83,9 @@ def test_wheel_ships_schemas_and_templates(tmp_path):
     for section in SECTIONS:
         assert f"cogit/schemas/{section}.schema.json" in names
         assert f"cogit/templates/state/{section}.yaml" in names
+    for name in NON_STATE_SCHEMAS:
+        assert f"cogit/schemas/{name}.schema.json" in names
+    assert "cogit/templates/prompts/reflect.md" in names
     assert "cogit/templates/claude-plugin/.claude-plugin/plugin.json" in names
     assert "cogit/templates/claude-plugin/hooks/hooks.json" in names
     hooks = json.loads(zipfile.ZipFile(wheel).read("cogit/templates/claude-plugin/hooks/hooks.json"))

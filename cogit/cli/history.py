@@ -25,7 +25,7 @@ def _trailer_line(trailers: dict) -> str:
 @cli.command()
 @click.option("-n", "limit", type=click.IntRange(min=1), help="At most N commits.")
 @click.option("--event", help="Only this Cogit-Event (a prefix like `learning` matches learning.*).")
-@click.option("--source", type=click.Choice(["cli", "hook", "reflection", "human", "sync", "import"]))
+@click.option("--source", type=click.Choice(["cli", "hook", "reflection", "human", "sync", "import", "agent"]))
 @click.option("--session", help="Only commits of this agent session.")
 @click.option("--since", help="Only since a date: YYYY-MM-DD, ISO time, or 3d / 12h.")
 @click.option("--item", "item", help="Only commits that created or changed this item id.")

@@ -83,6 +83,8 @@ def status(obj, as_json: bool) -> None:
         click.echo(f"sessions with unsaved records: {info['sessions']}")
     if info["attention"]:
         click.echo("attention: " + "; ".join(info["attention"]) + " (run `cogit doctor`)")
+    if info.get("review"):
+        click.echo(f"proposals waiting for review: {info['review']} (run `cogit review`)")
 
 
 @cli.command()
@@ -192,8 +194,9 @@ def forget(obj, item_id: str, project: str | None) -> None:
     from cogit.store import scoped
 
     scope = scope_of(obj, project, must_exist=True)
+    # An item that came from a reflection leaves a tombstone, so no later reflection proposes it again.
     try:
-        result = memory.write(obj.home, _prov("item.forget", scope), memory.forget(item_id), branch=scope.branch)
+        result = memory.write(obj.home, _prov("item.forget", scope), memory.forget(item_id, tombstone=True), branch=scope.branch)
     except ItemNotFound as e:
         raise (scoped.elsewhere_item(obj.home, item_id, scope, "forget") or e) from None
     _report(result, scope=scope)
@@ -257,9 +260,15 @@ def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool) -> None:
     """
     from cogit.learn.drain import finalize as run_finalize
 
-    if os.environ.get("COGIT_IN_HOOK") == "1":
+    in_hook = os.environ.get("COGIT_IN_HOOK") == "1"
+    if in_hook:
         _make_memory(obj.home)
+    ended = in_hook and session_id is not None and _ended(obj.home, session_id)
     results = run_finalize(obj.home, session_id, _stale_minutes(obj.home))
+    if ended:  # the detached session-end work: reflect when due (cogit/learn/trigger.py)
+        from cogit.learn.trigger import after_session
+
+        after_session(obj.home)
     if not quiet:
         for r in results:
             click.echo(f"[{r.sha[:10]}] {r.summary}")
@@ -269,6 +278,15 @@ def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool) -> None:
         from cogit.store.sync import background
 
         background(obj.home, "push")
+
+
+def _ended(home, session_id: str) -> bool:
+    from cogit.runtime import Session
+
+    try:
+        return bool((Session(str(home.sessions), session_id).read() or {}).get("ended"))
+    except Exception:  # unreadable runtime state: no reflection, finalize goes on
+        return False
 
 
 def _make_memory(home) -> None:

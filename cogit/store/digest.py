@@ -39,7 +39,11 @@ def _ranked(state, config=None) -> dict[str, list[dict]]:
     """Each section by its documented score (cogit/learn/rank.py), never by file order."""
     from cogit.learn import rank
 
-    return {s: rank.ranked(s, _items(state, s), config=config) for s in ("heuristics", "learnings", "avoidances", "rules")}
+    out = {s: rank.ranked(s, _items(state, s), config=config) for s in ("heuristics", "learnings", "avoidances", "rules")}
+    # Reflections' insights and patterns (not their open questions), newest first like learnings.
+    out["reflections"] = rank.ranked("reflections", [i for i in _items(state, "reflections")
+                                                     if i.get("kind", "insight") in ("insight", "pattern")], config=config)
+    return out
 
 
 def _line(section: str, item: dict, config=None) -> str:
@@ -63,6 +67,7 @@ HEADINGS = {
     "learnings": "Recent learnings:",
     "avoidances": "Avoid:",
     "rules": "Learned rules:",
+    "reflections": "Insights from reflection:",
 }
 
 

@@ -168,7 +168,8 @@ def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN):
                              hint="Use `cogit forget ID` to remove single items.")
         head = git.head(repo, branch)
         changes = commit_changes(repo, target)
-        if not changes:
+        proposed = _proposals_added(repo, target, info.parents[0])  # the review inbox (cogit/learn/inbox.py)
+        if not changes and not proposed:
             raise CogitError(f"commit {target[:10]} changed no items; nothing to revert",
                              hint="Pick a commit from `cogit log` that added, changed or removed items.")
         keys = {(c.section, c.key) for c in changes}
@@ -201,10 +202,35 @@ def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN):
     def apply(state: State) -> Change:
         for c in changes:
             _undo(state, c)
+        _bury_reverted(state, changes, proposed)
         return Change(f"Revert \"{summary}\"", body=f"This reverts commit {target}.", trailers={"Cogit-Reverts": target})
 
     prov.event = "revert"
     return transact(home, prov, apply, branch=branch)
+
+
+def _proposals_added(repo, sha: str, parent: str) -> list[dict]:
+    """Review-inbox proposals that commit `sha` added."""
+    new = (load_state(repo, sha).get("reflections") or {}).get("proposals") or []
+    old = {p.get("id") for p in (load_state(repo, parent).get("reflections") or {}).get("proposals") or []}
+    return [yamlio.plain(p) for p in new if p.get("id") not in old]
+
+
+def _bury_reverted(state: State, changes: list[ItemChange], proposed: list[dict]) -> None:
+    """A reverted proposal leaves a tombstone: items from a reflection that the revert
+    removes, and the commit's proposals still waiting for review (which go too)."""
+    from cogit.learn.inbox import bury
+
+    for c in changes:
+        if c.op == "+" and c.section in ITEM_SECTIONS and (c.new or {}).get("source") == "reflection":
+            bury(state, c.section, c.text, "reverted", c.key)
+    if proposed:
+        ids = {p.get("id") for p in proposed}
+        waiting = state["reflections"].get("proposals") or []
+        for p in waiting:
+            if p.get("id") in ids:
+                bury(state, p.get("section"), p.get("text", ""), "reverted", p.get("id"))
+        state["reflections"]["proposals"] = [p for p in waiting if p.get("id") not in ids]
 
 
 def _undo(state: State, c: ItemChange) -> None:

@@ -101,10 +101,14 @@ def add_item(section: str, text: str, *, category: str | None = None, context: s
     return apply
 
 
-def forget(item_id: str):
+def forget(item_id: str, tombstone: bool = False):
     def apply(state: State) -> Change:
         section, index, item = find(state, item_id)
         del state[section]["items"][index]
+        if tombstone and item.get("source") == "reflection":
+            from cogit.learn.inbox import bury
+
+            bury(state, section, item.get("text", ""), "forgotten", item_id)
         return Change(f"Forget {section[:-1]} {item_id}: {item.get('text', '')}", trailers={"Cogit-Item": item_id})
 
     return apply

@@ -87,7 +87,11 @@ _ITEM_FIELDS: dict[str, dict[str, str]] = {
         "last_detected": LATEST,
         "last_suppressed": LATEST,
     },
+    # reflections.yaml's review inbox and tombstones (cogit/learn/inbox.py), merged by id like items.
+    "reflections.tombstones": {"dropped": COUNTER, "last_dropped_at": LATEST},
 }
+# Lists of id'd entries beside `items` in a section: merged entry by entry, never as one value.
+_EXTRA_LISTS = {"reflections": ("proposals", "tombstones")}
 
 # Policies of document-level fields of the non-list sections.
 _DOC_FIELDS: dict[str, dict[str, str]] = {
@@ -372,8 +376,8 @@ def _created_key(item: Any, key: Any) -> tuple:
     return (_ts_key(created if created is not None else MISSING), _canon(key))
 
 
-def _merge_items(section: str, base: list, ours: list, theirs: list, conflicts: list) -> list:
-    policies = {**_ITEM_COMMON, **_ITEM_FIELDS.get(section, {})}
+def _merge_items(section: str, base: list, ours: list, theirs: list, conflicts: list, key: str = "items") -> list:
+    policies = {**_ITEM_COMMON, **_ITEM_FIELDS.get(section if key == "items" else f"{section}.{key}", {})}
     b_by, b_order = _index(base)
     o_by, o_order = _index(ours)
     t_by, t_order = _index(theirs)
@@ -425,6 +429,11 @@ def _merge_doc(section: str, base: dict, ours: dict, theirs: dict, conflicts: li
 
             special["global_evidence"] = lambda b, o, t: _merge_keyed_map("global_evidence", b, o, t, merge_evidence)
             kinds["global_evidence"] = dict
+        for extra in _EXTRA_LISTS.get(section, ()):
+            special[extra] = lambda b, o, t, extra=extra: _merge_items(
+                section, b if isinstance(b, list) else [], o, t, conflicts, extra
+            )
+            kinds[extra] = list
     elif section == "tools":
 
         def merge_tool(name, b, o, t):

@@ -166,7 +166,13 @@ def shrink_to_fit(section: str, doc: Any, excess: int) -> list[tuple[str, dict]]
 
     removed: list[tuple[str, dict]] = []
     freed = 0
-    if section in ITEM_SECTIONS:
+    if section == "reflections":  # the oldest tombstones go before any insight (cogit/learn/inbox.py)
+        stones = doc.get("tombstones") or []
+        while stones and freed < excess:
+            stone = stones.pop(0)
+            freed += size(stone)
+            removed.append((section, {"id": stone.get("id"), "text": stone.get("text", "")}))
+    if section in ITEM_SECTIONS and freed < excess:
         items = doc.get("items") or []
         key = _prune_order(section)
         gone = set()

@@ -40,6 +40,7 @@ def status(home: Home) -> dict:
         "hand_edits": hand,
         "sessions": sessions,
         "attention": attention(home, hand),
+        "review": len((state.get("reflections") or {}).get("proposals") or []),  # proposals waiting (`cogit review`)
     }
 
 

@@ -1,0 +1,659 @@
+"""Reflection: step back from single sessions and learn from the pattern of many.
+
+A reflector reads a prompt (templates/prompts/reflect.md filled with focus, heuristics,
+recent learnings, avoidances, the rule ledger, tool statistics and recent sessions) and
+answers JSON (or YAML) following schemas/reflection-answer.schema.json. Three kinds:
+
+- an OpenAI-compatible chat-completions endpoint (LM Studio, Ollama, llama.cpp's server,
+  vLLM), asked for `response_format` json_schema; standard library HTTP, one bounded
+  deadline for the whole exchange, at most MAX_ANSWER_BYTES read;
+- a command that reads the prompt on stdin and writes the answer on stdout (same bounds);
+- the built-in analysis (`builtin_answer`), deterministic, offline, when neither is set.
+
+The answer is validated; anything else (junk, partial, oversized, off-schema) is refused
+and nothing is committed. An accepted answer is one commit (`Cogit-Source: reflection`,
+`Cogit-Model`, `Cogit-Prompt-Hash`): insights, patterns and questions go to
+`reflections.items`; proposed heuristics, learnings, avoidances, rules and focus go to the
+review inbox (cogit/learn/inbox.py). Failures are appended to runtime/logs/reflect.log.
+Never on a hook's path: `cogit reflect` by hand, or the detached session-end work
+(cogit/learn/trigger.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from importlib import resources
+
+from cogit.errors import CogitError, UsageError
+from cogit.paths import Home
+from cogit.store import repo as git
+from cogit.store.provenance import Provenance, parse
+from cogit.store.state import new_id, now_iso
+from cogit.store.write import Change, State, load_state, transact
+
+MAX_ANSWER_BYTES = 256 * 1024  # read at most this much of an answer; more is refused before parsing
+DEFAULTS = {"endpoint": None, "model": None, "command": None, "timeout_s": 60.0, "auto": True,
+            "min_interactions": 10, "min_hours": 4.0}
+MAX_TIMEOUT = 600.0
+RECENT_SESSIONS = 10  # in the prompt
+TREND_SESSIONS = 5  # the built-in analysis compares the last five sessions with everything before
+HISTORY_WALK = 3000  # commits read at most to find recent sessions
+KINDS = (("insights", "insight"), ("patterns", "pattern"), ("questions", "question"))
+BUILTIN_MODEL = "cogit-builtin"
+
+
+class ReflectionFailed(CogitError):
+    """A reflector could not be reached, failed, or answered what cogit refuses."""
+
+
+def settings(config) -> dict:
+    out = dict(DEFAULTS)
+    out.update({k: v for k, v in ((config or {}).get("reflect") or {}).items() if k in DEFAULTS})
+    try:
+        out["timeout_s"] = max(1.0, min(float(out["timeout_s"]), MAX_TIMEOUT))
+    except (TypeError, ValueError):
+        out["timeout_s"] = DEFAULTS["timeout_s"]
+    return out
+
+
+@dataclass
+class Reflector:
+    kind: str  # "endpoint", "command" or "builtin"
+    endpoint: str | None = None
+    model: str | None = None
+    command: str | None = None
+    timeout: float = 60.0
+
+    @property
+    def name(self) -> str:
+        if self.kind == "endpoint":
+            return self.model or "default-model"
+        if self.kind == "command":
+            return "command " + " ".join((self.command or "?").split())[:100]
+        return BUILTIN_MODEL
+
+
+# --------------------------------------------------------------------------- logging
+
+
+def log_path(home: Home):
+    return home.logs / "reflect.log"
+
+
+def log(home: Home, text: str) -> None:
+    """One timestamped line per failure in runtime/logs/reflect.log (read by `cogit doctor`:
+    every line there is a failure; successes are commits)."""
+    from cogit.redact import redact
+    from cogit.runtime import append_private
+
+    try:
+        home.logs.mkdir(mode=0o700, parents=True, exist_ok=True)
+        line = " ".join(redact(str(text))[0].split())[:2000]
+        append_private(str(log_path(home)), f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {line}\n")
+    except OSError:
+        pass  # a log that cannot be written must not turn a failure into a crash
+
+
+# --------------------------------------------------------------------------- trust of a command
+
+
+def trusted_file(home: Home):
+    return home.runtime / "reflect-trusted.json"
+
+
+def trust(home: Home, command: str) -> None:
+    """A command a person ran by hand (`cogit reflect --command`) may run automatically here."""
+    path = trusted_file(home)
+    try:
+        known = json.loads(path.read_text("utf-8"))
+        known = [c for c in known if isinstance(c, str)] if isinstance(known, list) else []
+    except (OSError, ValueError):
+        known = []
+    if command not in known:
+        known = (known + [command])[-20:]
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        git.write_atomic(path, json.dumps(known).encode("utf-8"), durable=True)
+
+
+def command_set_here(home: Home, repo, command: str) -> tuple[bool, str | None]:
+    """Whether `reflect.command` got its value on this machine.
+
+    config.yaml travels with sync: a command another machine (or a hostile remote) put
+    there is code this machine would run. So the commit that last changed the value, on
+    main's first-parent line, must be a local non-merge commit by this machine's
+    committer; else the command runs only once a person here ran it by hand
+    (`cogit reflect --command`, remembered in runtime/reflect-trusted.json)."""
+    try:
+        known = json.loads(trusted_file(home).read_text("utf-8"))
+        if isinstance(known, list) and command in known:
+            return True, None
+    except (OSError, ValueError):
+        pass
+    from cogit.store import schema
+
+    me = git.machine_committer(repo)
+    cache: dict[str, object] = {}
+
+    def value_at(sha: str | None):
+        if sha is None:
+            return None
+        blob_id = git.blob_ids(repo, sha).get("config.yaml")
+        if blob_id is None:
+            return None
+        if blob_id not in cache:
+            try:
+                doc = schema.parse("config", git.blob(repo, blob_id), "config.yaml")
+                cache[blob_id] = ((doc or {}).get("reflect") or {}).get("command")
+            except CogitError:
+                cache[blob_id] = None
+        return cache[blob_id]
+
+    sha = git.head(repo, git.MAIN)
+    for _ in range(HISTORY_WALK):
+        if sha is None:
+            break
+        commit = repo[sha.encode()]
+        parent = commit.parents[0].decode() if commit.parents else None
+        if value_at(sha) != value_at(parent):
+            return (len(commit.parents) <= 1 and commit.committer == me), sha
+        sha = parent
+    return False, None
+
+
+# --------------------------------------------------------------------------- choosing
+
+
+def choose(home: Home, config, *, endpoint: str | None = None, model: str | None = None,
+           command: str | None = None, by_hand: bool = True) -> Reflector:
+    s = settings(config)
+    if endpoint and command:
+        raise UsageError("give --endpoint or --command, not both")
+    if command is not None:
+        if not command.strip():
+            raise UsageError("the command is empty", hint="Give a command that reads the prompt on stdin, e.g. --command 'llm -m mymodel'.")
+        if by_hand:
+            trust(home, command)
+        return Reflector("command", command=command, timeout=s["timeout_s"])
+    if endpoint is not None:
+        _check_url(endpoint)
+        return Reflector("endpoint", endpoint=endpoint, model=model or s["model"], timeout=s["timeout_s"])
+    if s["command"]:
+        repo = git.open_repo(home.memory)
+        try:
+            ok, sha = command_set_here(home, repo, s["command"])
+        finally:
+            repo.close()
+        if not ok:
+            raise ReflectionFailed(
+                f"reflect.command in config.yaml ({s['command'][:80]!r}) was not set on this machine"
+                + (f" (commit {sha[:10]})" if sha else "") + "; cogit does not run a command that arrived by sync",
+                hint=f"Run it once by hand to trust it here: cogit reflect --command {shlex.quote(s['command'])}")
+        return Reflector("command", command=s["command"], timeout=s["timeout_s"])
+    if s["endpoint"]:
+        _check_url(s["endpoint"])
+        return Reflector("endpoint", endpoint=s["endpoint"], model=model or s["model"], timeout=s["timeout_s"])
+    return Reflector("builtin")
+
+
+def _check_url(url: str) -> None:
+    if not (url.startswith("http://") or url.startswith("https://")) or any(c.isspace() for c in url) or len(url) > 500:
+        raise UsageError(f"not an http(s) URL: {url[:100]!r}",
+                         hint="Give the OpenAI-compatible base URL, e.g. http://localhost:1234/v1 (LM Studio) or http://localhost:11434/v1 (Ollama).")
+
+
+# --------------------------------------------------------------------------- the prompt
+
+
+def answer_schema() -> dict:
+    from cogit.store.schema import schema
+
+    return schema("reflection-answer")
+
+
+def template() -> str:
+    return resources.files("cogit.templates").joinpath("prompts", "reflect.md").read_text("utf-8")
+
+
+def _bullets(lines: list[str], empty: str = "(none)") -> str:
+    return "\n".join(f"- {' '.join(str(x).split())[:300]}" for x in lines) or empty
+
+
+def build_prompt(state: dict, sessions: list[str], config=None) -> str:
+    from cogit.learn import detectors, rank
+
+    focus = state.get("focus") or {}
+    focus_text = " ".join(str(focus.get("current") or "(none)").split())
+    if focus.get("priorities"):
+        focus_text += "\nPriorities: " + "; ".join(str(p) for p in focus["priorities"])
+    items = lambda s: (state.get(s) or {}).get("items") or []  # noqa: E731
+    heur = [f"{i['text']} (used {i.get('use_count', 0)}x) [{i['id']}]" for i in rank.ranked("heuristics", items("heuristics"))[:20]]
+    learn = [f"[{i.get('category', 'insight')}] {i['text']}" for i in rank.ranked("learnings", items("learnings"))[:20]]
+    avoid = [i["text"] for i in items("avoidances")][:20]
+    rules = [f"{i['text']} (detector {i.get('detector')}, detections {i.get('detections', 0)}, suppressions {i.get('suppressions', 0)}) [{i['id']}]"
+             for i in items("rules")][:20]
+    tools = (state.get("tools") or {})
+    tool_lines = []
+    for name, t in sorted((tools.get("tools") or {}).items(), key=lambda kv: -int(kv[1].get("calls", 0)))[:20]:
+        calls, fails = int(t.get("calls", 0)), int(t.get("failures", 0))
+        mean = int(t.get("duration_ms_total", 0)) // max(1, int(t.get("timed_calls", 0)))
+        tool_lines.append(f"{name}: {calls} calls, {1 - fails / calls if calls else 1:.0%} success, {mean} ms mean")
+    seqs = sorted((tools.get("sequences") or {}).items(), key=lambda kv: (-int(kv[1]), kv[0]))[:10]
+    refl = [f"[{i.get('kind')}] {i['text']}" for i in items("reflections")][-10:]
+    schema_text = json.dumps(_wire_schema(), indent=1)
+    names = ", ".join(list(detectors.BUILTIN) + list(detectors._custom(config)))
+    values = {
+        "focus": focus_text, "heuristics": _bullets(heur), "learnings": _bullets(learn), "avoidances": _bullets(avoid),
+        "rules": _bullets(rules), "tools": _bullets(tool_lines), "sequences": _bullets([f"{k} ({v}x)" for k, v in seqs]),
+        "sessions": _bullets(sessions), "reflections": _bullets(refl), "schema": schema_text, "detectors": names,
+    }
+    text = template()
+    for key, value in values.items():
+        text = text.replace("{{" + key + "}}", value)
+    return text
+
+
+def _wire_schema() -> dict:
+    """The answer schema as sent to a server (without $schema/$id, which some reject)."""
+    return {k: v for k, v in answer_schema().items() if k not in ("$schema", "$id", "title", "description")}
+
+
+def prompt_hash(prompt: str) -> str:
+    return hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------- asking
+
+
+def _within(seconds: float, what: str, fn):
+    """Run `fn` with one deadline for all of it: a server that trickles bytes, or hangs
+    after the headers, is cut off too (urllib's timeout is per socket operation)."""
+    box: dict = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # handed to the caller's thread
+            box["error"] = e
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise ReflectionFailed(f"{what} gave no answer within {seconds:g}s (reflect.timeout_s); nothing was committed",
+                               hint="Check that the model is loaded and answering, or raise reflect.timeout_s (at most 600).")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _read_bounded(stream, what: str) -> bytes:
+    data = bytearray()
+    while True:
+        chunk = stream.read(65536)
+        if not chunk:
+            return bytes(data)
+        data += chunk
+        if len(data) > MAX_ANSWER_BYTES:
+            raise ReflectionFailed(f"{what} answered more than {MAX_ANSWER_BYTES:,} bytes; refused before parsing, nothing was committed",
+                                   hint="Ask for a shorter answer (a smaller max_tokens), or use another model.")
+
+
+def ask_endpoint(r: Reflector, prompt: str) -> str:
+    import urllib.error
+    import urllib.request
+
+    url = r.endpoint.rstrip("/") + "/chat/completions"
+    deadline = time.monotonic() + r.timeout
+
+    def request(structured: bool) -> bytes:
+        body = {"model": r.model or "default", "temperature": 0.2, "max_tokens": 2000, "stream": False,
+                "messages": [{"role": "system", "content": "You answer with one JSON object that follows the schema you are given, and nothing else."},
+                             {"role": "user", "content": prompt}]}
+        if structured:
+            body["response_format"] = {"type": "json_schema", "json_schema": {"name": "cogit_reflection", "schema": _wire_schema()}}
+        req = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"), method="POST",
+                                     headers={"Content-Type": "application/json", "Accept": "application/json"})
+        # The socket's own timeout only backs up the one deadline `_within` keeps.
+        with urllib.request.urlopen(req, timeout=max(0.1, deadline - time.monotonic()) + 2) as resp:  # noqa: S310 (http(s) only: checked)
+            return _read_bounded(resp, f"the endpoint {r.endpoint}")
+
+    def exchange() -> bytes:
+        try:
+            try:
+                return request(True)
+            except urllib.error.HTTPError as e:
+                if e.code != 400:
+                    raise
+                return request(False)  # a server without structured output: ask plainly, validate anyway
+        except urllib.error.HTTPError as e:
+            detail = e.read(500).decode("utf-8", "replace") if e.fp else ""
+            raise ReflectionFailed(f"the endpoint {url} refused the request: HTTP {e.code} {e.reason} {' '.join(detail.split())[:200]}".strip(),
+                                   hint="Check reflect.model (the name your server lists under /v1/models) and the endpoint URL.") from None
+        except (urllib.error.URLError, OSError) as e:
+            reason = getattr(e, "reason", e)
+            if isinstance(reason, TimeoutError) or isinstance(e, TimeoutError):
+                raise ReflectionFailed(f"the endpoint {r.endpoint} gave no answer within {r.timeout:g}s (reflect.timeout_s); "
+                                       "nothing was committed",
+                                       hint="Check that the model is loaded and answering, or raise reflect.timeout_s (at most 600).") from None
+            raise ReflectionFailed(f"cannot reach the reflection endpoint {r.endpoint}: {reason}",
+                                   hint="Start your local model server (LM Studio, Ollama, llama.cpp's server) or fix reflect.endpoint; "
+                                        "without a model, unset it and `cogit reflect` uses the built-in analysis.") from None
+
+    raw = _within(r.timeout, f"the endpoint {r.endpoint}", exchange)
+    try:
+        reply = json.loads(raw.decode("utf-8"))
+        content = reply["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise ReflectionFailed(f"the endpoint {r.endpoint} did not answer as an OpenAI-compatible chat completion "
+                               f"(it began {raw[:80].decode('utf-8', 'replace')!r}); nothing was committed",
+                               hint="Point reflect.endpoint at the server's /v1 base URL.") from None
+    if not isinstance(content, str):
+        raise ReflectionFailed("the model's answer holds no text; nothing was committed")
+    return content
+
+
+def run_command(r: Reflector, prompt: str, cwd: str | None = None) -> str:
+    try:
+        argv = shlex.split(r.command or "")
+    except ValueError as e:
+        raise UsageError(f"cannot read the reflect command {r.command[:80]!r}: {e}") from None
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True, cwd=cwd)
+    except OSError as e:
+        raise ReflectionFailed(f"cannot start the reflect command {argv[0]!r}: {e.strerror}",
+                               hint="Give a command on PATH that reads the prompt on stdin and writes JSON or YAML.") from None
+    out, err, state = bytearray(), bytearray(), {"over": False}
+
+    def kill():
+        try:
+            os.killpg(proc.pid, 9)
+        except OSError:
+            pass
+
+    def feed():
+        try:
+            proc.stdin.write(prompt.encode("utf-8"))
+            proc.stdin.close()
+        except OSError:
+            pass  # a command that does not read its input
+
+    def drain(stream, buf, limit, flag):
+        while True:
+            chunk = stream.read1(65536)
+            if not chunk:
+                return
+            if len(buf) + len(chunk) > limit:
+                if flag:
+                    state["over"] = True
+                    kill()
+                    return
+                buf[:] = buf[-4096:]  # stderr: keep the end, it says what went wrong
+            buf += chunk
+
+    threads = [threading.Thread(target=feed, daemon=True),
+               threading.Thread(target=drain, args=(proc.stdout, out, MAX_ANSWER_BYTES, True), daemon=True),
+               threading.Thread(target=drain, args=(proc.stderr, err, 16384, False), daemon=True)]
+    for t in threads:
+        t.start()
+    try:
+        proc.wait(r.timeout)
+    except subprocess.TimeoutExpired:
+        kill()
+        proc.wait()
+        raise ReflectionFailed(f"the reflect command {argv[0]!r} did not finish within {r.timeout:g}s (reflect.timeout_s); "
+                               "it was stopped and nothing was committed",
+                               hint="Check the command by hand (`echo hi | CMD`), or raise reflect.timeout_s (at most 600).") from None
+    for t in threads[1:]:
+        t.join(5)
+    if state["over"]:
+        raise ReflectionFailed(f"the reflect command {argv[0]!r} wrote more than {MAX_ANSWER_BYTES:,} bytes; refused before parsing, nothing was committed")
+    if proc.returncode != 0:
+        tail = " ".join(err.decode("utf-8", "replace").split())[-300:]
+        raise ReflectionFailed(f"the reflect command {argv[0]!r} exited with {proc.returncode}" + (f": {tail}" if tail else "")
+                               + "; nothing was committed", hint="Run it by hand with the prompt (`cogit reflect --dry-run --json` shows it).")
+    return out.decode("utf-8", "replace")
+
+
+# --------------------------------------------------------------------------- the answer
+
+
+def parse_answer(text: str, source: str = "the answer") -> dict:
+    """The answer as data, validated against schemas/reflection-answer.schema.json."""
+    from jsonschema import Draft202012Validator
+
+    from cogit.store import yamlio
+
+    if len(text.encode("utf-8")) > MAX_ANSWER_BYTES:
+        raise ReflectionFailed(f"{source} is over {MAX_ANSWER_BYTES:,} bytes; refused, nothing was committed")
+    body = text.strip()
+    if body.startswith("```"):  # a fenced block, as chat models like to write
+        body = body.split("\n", 1)[1] if "\n" in body else ""
+        body = body.rsplit("```", 1)[0]
+    data, problem = None, None
+    candidates = [body] + ([body[body.find("{"): body.rfind("}") + 1]] if "{" in body and body.find("{") > 0 else [])
+    for candidate in candidates:  # JSON, also inside a line of chatter ("Sure! {...}")
+        try:
+            data = json.loads(candidate)
+            break
+        except ValueError as e:
+            problem = f"not JSON ({e})"
+    else:
+        try:
+            data = yamlio.plain(yamlio.load(body))
+        except Exception as e:  # noqa: BLE001 - any parser failure means junk
+            problem = f"neither JSON nor YAML ({getattr(e, 'message', None) or e})"
+    head = " ".join(text[:80].split())
+    if data is None and problem:
+        raise ReflectionFailed(f"{source} is {problem[:200]}; it began {head!r}; nothing was committed",
+                               hint="The model must answer one JSON object following schemas/reflection-answer.schema.json; try another model or command.")
+    if not isinstance(data, dict):
+        raise ReflectionFailed(f"{source} is not a JSON object (it began {head!r}); nothing was committed",
+                               hint="The model must answer one JSON object following schemas/reflection-answer.schema.json.")
+    errors = sorted(Draft202012Validator(answer_schema()).iter_errors(data), key=lambda e: [str(p) for p in e.path])
+    if errors:
+        e = errors[0]
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.path)
+        raise ReflectionFailed(f"{source} does not follow schemas/reflection-answer.schema.json: {where}: {e.message[:200]}"
+                               f"{f' (and {len(errors) - 1} more problems)' if len(errors) > 1 else ''}; nothing was committed",
+                               hint="Nothing was stored. Try again, or another model (small models often answer off-schema).")
+    return data
+
+
+def proposals_of(answer: dict, model: str) -> list[dict]:
+    out = []
+    for text in answer.get("heuristics") or []:
+        out.append({"section": "heuristics", "text": text})
+    for learning in answer.get("learnings") or []:
+        out.append({"section": "learnings", "text": learning["text"], "category": learning.get("category", "insight")})
+    for text in answer.get("avoidances") or []:
+        out.append({"section": "avoidances", "text": text})
+    for rule in answer.get("rules") or []:
+        out.append({"section": "rules", "text": rule["text"], "detector": rule["detector"]})
+    if answer.get("focus"):
+        out.append({"section": "focus", "text": answer["focus"]})
+    for p in out:
+        p["model"] = model
+    return out
+
+
+# --------------------------------------------------------------------------- the built-in analysis
+
+
+def builtin_answer(state: dict, past_tools: dict | None, rule_evidence: dict, now: float | None = None) -> dict:
+    """A deterministic reflection from memory alone (see README "Reflection and review").
+
+    - a tool whose success rate over the last sessions fell 15+ points below its rate before;
+    - a tool that fails often (under 70% success over 10+ calls): a learning to propose;
+    - a three-call sequence seen 5+ times: a heuristic worth proposing;
+    - a rule whose pattern happened 2+ times in sessions that were shown it;
+    - a heuristic never used 14+ days after it was added.
+    """
+    from cogit.learn.ledger import DAY, parse_time
+
+    now = time.time() if now is None else now
+    insights, patterns, questions, heuristics, learnings = [], [], [], [], []
+    tools = ((state.get("tools") or {}).get("tools") or {})
+    before = (past_tools or {}).get("tools") or {}
+    for name in sorted(tools):
+        t = tools[name]
+        calls, fails = int(t.get("calls", 0)), int(t.get("failures", 0))
+        old = before.get(name) or {}
+        oc, of = int(old.get("calls", 0)), int(old.get("failures", 0))
+        rc, rf = calls - oc, fails - of
+        if oc >= 5 and rc >= 5 and rf >= 0:
+            then, recent = 1 - of / oc, 1 - rf / rc
+            if then - recent >= 0.15:
+                insights.append(f"{name} succeeded in {recent:.0%} of its last {rc} calls, down from {then:.0%} before: "
+                                "something changed (the tool, the environment, or how it is called).")
+                questions.append(f"What changed for {name} in the recent sessions?")
+        if calls >= 10 and fails / calls > 0.3:
+            learnings.append({"text": f"{name} fails often ({1 - fails / calls:.0%} success over {calls} calls): "
+                                      f"check its inputs before calling it, and read the error before retrying.",
+                              "category": "pattern"})
+    seqs = (state.get("tools") or {}).get("sequences") or {}
+    for seq, n in sorted(seqs.items(), key=lambda kv: (-int(kv[1]), kv[0])):
+        if seq.count(" > ") == 2 and int(n) >= 5 and len(heuristics) < 2:
+            steps = seq.split(" > ")
+            if len(set(steps)) > 1:
+                patterns.append(f"The sequence {' → '.join(steps)} recurs ({n} times).")
+                heuristics.append(f"A working sequence seen {n} times: {' → '.join(steps)}; follow it for similar tasks.")
+    for rule in ((state.get("rules") or {}).get("items") or []):
+        shown = [e for e in rule_evidence.get(rule.get("id"), []) if e.kind == "detect" and e.injected]
+        if len(shown) >= 2:
+            patterns.append(f"Rule {rule['id']} (\"{rule.get('text', '')[:120]}\") was shown and its pattern still happened "
+                            f"in {len(shown)} sessions.")
+            questions.append(f"Is rule {rule['id']} worded so the agent can act on it, or is the cause elsewhere?")
+    for h in ((state.get("heuristics") or {}).get("items") or []):
+        created = parse_time(h.get("created_at"))
+        if created and not int(h.get("use_count", 0) or 0) and not int(h.get("evidence", 0) or 0) and now - created >= 14 * DAY:
+            questions.append(f"Heuristic {h['id']} (\"{h.get('text', '')[:120]}\") has not been used since it was added on "
+                             f"{str(h.get('created_at'))[:10]}: keep it, or forget it (`cogit forget {h['id']}`)?")
+    cut = lambda xs: [x[:500] for x in xs[:10]]  # noqa: E731 - the answer schema's bounds
+    return {"insights": cut(insights), "patterns": cut(patterns), "questions": cut(questions),
+            "heuristics": cut(heuristics), "learnings": learnings[:10], "avoidances": [], "rules": [], "focus": None}
+
+
+# --------------------------------------------------------------------------- gathering
+
+
+def gather(home: Home, branch: str = git.MAIN) -> dict:
+    """What a reflection reads: the state, recent sessions, the tools of TREND_SESSIONS
+    sessions ago, the rule ledger."""
+    from cogit.learn import ledger
+    from cogit.store import yamlio
+    from cogit.store.memory import open_existing
+
+    repo = open_existing(home)
+    try:
+        head = git.head(repo, branch)
+        state = yamlio.plain(dict(load_state(repo, head)))
+        main_state = state if branch == git.MAIN else yamlio.plain(dict(load_state(repo, git.head(repo, git.MAIN))))
+        sessions, session_shas = [], []
+        for n, info in enumerate(git.walk(repo, git.head(repo, git.MAIN))):
+            if n >= HISTORY_WALK or len(session_shas) > TREND_SESSIONS and len(sessions) >= RECENT_SESSIONS:
+                break
+            if "Cogit-Event: session." not in info.message:
+                continue
+            summary, body, trailers = parse(info.message)
+            if trailers.get("Cogit-Event") not in ("session.end", "session.fold"):
+                continue
+            session_shas.append(info)
+            if len(sessions) < RECENT_SESSIONS:
+                when = time.strftime("%Y-%m-%d", time.gmtime(info.time))
+                extra = " ".join(body.split())[:200]
+                sessions.append(f"{when} {summary}" + (f" ({extra})" if extra else ""))
+        past_tools = None
+        if len(session_shas) >= 2:
+            pivot = session_shas[min(TREND_SESSIONS, len(session_shas)) - 1]
+            if pivot.parents:
+                past_tools = yamlio.plain(dict(load_state(repo, pivot.parents[0]))).get("tools")
+        evidence = ledger.read(repo, branch)
+        return {"state": state, "config": main_state.get("config"), "sessions": sessions,
+                "past_tools": past_tools, "evidence": evidence, "tools_state": main_state}
+    finally:
+        repo.close()
+
+
+# --------------------------------------------------------------------------- reflect
+
+
+def reflect(home: Home, *, endpoint: str | None = None, model: str | None = None, command: str | None = None,
+            dry_run: bool = False, branch: str = git.MAIN, trigger: str = "manual", by_hand: bool = True,
+            project: str = "global") -> dict:
+    """Run one reflection; returns a report (see `cogit reflect --json`). Raises
+    ReflectionFailed (logged to reflect.log) when the reflector fails or its answer is refused."""
+    data = gather(home, branch)
+    config = data["config"]
+    try:
+        reflector = choose(home, config, endpoint=endpoint, model=model, command=command, by_hand=by_hand)
+    except ReflectionFailed as e:
+        log(home, f"reflection ({trigger}) refused: {e.message}")
+        raise
+    # Tool statistics are global (sessions fold them into main): read them there.
+    prompt_state = dict(data["state"], tools=data["tools_state"].get("tools"))
+    prompt = build_prompt(prompt_state, data["sessions"], config)
+    phash = prompt_hash(prompt)
+    started = time.monotonic()
+    try:
+        if reflector.kind == "endpoint":
+            answer = parse_answer(ask_endpoint(reflector, prompt), f"the answer of {reflector.endpoint}")
+        elif reflector.kind == "command":
+            answer = parse_answer(run_command(reflector, prompt, cwd=str(home.root) if home.root.is_dir() else None),
+                                  "the reflect command's answer")
+        else:
+            answer = builtin_answer(prompt_state, data["past_tools"], data["evidence"])
+            answer = parse_answer(json.dumps(answer), "the built-in analysis")  # the same gate for every reflector
+    except ReflectionFailed as e:
+        log(home, f"reflection ({trigger}, {reflector.kind} {reflector.name}) failed: {e.message}")
+        raise
+    report = {"reflector": reflector.kind, "model": reflector.name, "prompt_hash": phash, "answer": answer,
+              "seconds": round(time.monotonic() - started, 3), "commit": None, "pending": [], "accepted": [],
+              "dropped": [], "reflections": [], "dry_run": dry_run}
+    if dry_run:
+        report["prompt"] = prompt
+        return report
+
+    def apply(state: State) -> Change | None:
+        from cogit.learn import inbox
+
+        doc = state["reflections"]
+        have = {inbox.normalize(i.get("text", "")) for i in doc.get("items") or []}
+        now = now_iso()
+        added = []
+        for key, kind in KINDS:
+            for text in answer.get(key) or []:
+                norm = inbox.normalize(text)
+                if not norm or norm in have:
+                    continue
+                if inbox.drop_if_buried(state, text) is not None:
+                    report["dropped"].append(text)
+                    continue
+                have.add(norm)
+                item = {"id": new_id("reflections", state), "text": " ".join(text.split()), "kind": kind,
+                        "source": "reflection", "model": reflector.name[:200], "created_at": now, "updated_at": now}
+                doc["items"].append(item)
+                added.append(item["id"])
+        result = inbox.add_proposals(state, proposals_of(answer, reflector.name), "reflection", config)
+        report.update(pending=result["pending"], accepted=result["accepted"], reflections=added)
+        report["dropped"] += result["dropped"]
+        if not (added or result["pending"] or result["accepted"] or result["dropped"]):
+            return None
+        summary = (f"Reflection ({reflector.name}): {len(added)} insight(s), {len(result['pending'])} proposal(s) for review"
+                   + (f", {len(result['dropped'])} dropped" if result["dropped"] else ""))
+        lines = [f"- {i['kind']} {i['id']}: {i['text'][:200]}" for i in doc["items"] if i["id"] in added]
+        body = "\n".join(filter(None, ["\n".join(lines), inbox.describe(result)]))
+        return Change(summary, body=body)
+
+    prov = Provenance(event="reflection", source="reflection", agent="cogit-reflect", project=project,
+                      trigger=trigger, model=reflector.name, extra={"Cogit-Prompt-Hash": phash})
+    result = transact(home, prov, apply, branch=branch)
+    report["commit"] = result.sha if result else None
+    return report

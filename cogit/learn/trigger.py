@@ -1,0 +1,86 @@
+"""When reflection runs by itself: after a session ends, in the detached `cogit finalize`
+(never in a hook), when config `reflect.auto` is on and, since the last reflection, at
+least `reflect.min_interactions` meaningful interactions (engagement.yaml, counted by the
+prompt hook) and `reflect.min_hours` hours have passed. One at a time: a second finalize
+that finds runtime/reflect.lock held skips it.
+
+The last attempt is remembered in runtime/reflect.json (`at`, and the meaningful count
+then), success or failure alike, so a model that is down is not asked again at every
+session end; failures go to runtime/logs/reflect.log (and `cogit doctor`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from cogit.errors import CogitError
+from cogit.learn import reflect as engine
+from cogit.locking import LockTimeout, file_lock
+from cogit.paths import Home
+from cogit.store import repo as git
+
+
+def marker_path(home: Home):
+    return home.runtime / "reflect.json"
+
+
+def lock_path(home: Home):
+    return home.runtime / "reflect.lock"
+
+
+def _marker(home: Home) -> dict:
+    try:
+        data = json.loads(marker_path(home).read_text("utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def due(home: Home, state: dict, now: float | None = None) -> tuple[bool, str]:
+    """(due, why) from main's state and the marker."""
+    from cogit.learn.ledger import parse_time
+
+    now = time.time() if now is None else now
+    s = engine.settings(state.get("config"))
+    if not s["auto"]:
+        return False, "reflect.auto is off"
+    marker = _marker(home)
+    meaningful = int((state.get("engagement") or {}).get("meaningful_interactions") or 0)
+    base = marker.get("meaningful") if isinstance(marker.get("meaningful"), int) else 0
+    since = meaningful - base if meaningful >= base else meaningful
+    times = [parse_time(i.get("created_at")) for i in (state.get("reflections") or {}).get("items") or []
+             if i.get("source") == "reflection"]
+    times = [t for t in times if t] + ([float(marker["at"])] if isinstance(marker.get("at"), (int, float)) else [])
+    last = max(times) if times else None
+    if since < int(s["min_interactions"]):
+        return False, f"{since} meaningful interactions since the last reflection (reflect.min_interactions: {s['min_interactions']})"
+    if last is not None and now - last < float(s["min_hours"]) * 3600:
+        return False, f"{(now - last) / 3600:.1f} hours since the last reflection (reflect.min_hours: {s['min_hours']})"
+    return True, f"{since} meaningful interactions and " + ("no reflection yet" if last is None else f"{(now - last) / 3600:.1f} hours")
+
+
+def after_session(home: Home) -> dict | None:
+    """Reflect if due; never raises (a detached process has only the log to tell)."""
+    from cogit.store.memory import read
+
+    try:
+        with file_lock(lock_path(home), 0):
+            _, state = read(home, branch=git.MAIN)
+            ok, why = due(home, state)
+            if not ok:
+                return None
+            meaningful = int((state.get("engagement") or {}).get("meaningful_interactions") or 0)
+            try:
+                return engine.reflect(home, trigger="auto", by_hand=False)
+            except CogitError:
+                return None  # reflect() logged it
+            finally:
+                home.runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+                git.write_atomic(marker_path(home), json.dumps({"at": time.time(), "meaningful": meaningful}).encode(),
+                                 durable=False)
+    except LockTimeout:
+        return None  # another reflection runs: one at a time
+    except Exception as e:  # noqa: BLE001 - logged, never raised into finalize
+        engine.log(home, f"reflection (auto) crashed: {type(e).__name__}: {e}")
+        return None
