@@ -262,7 +262,7 @@ def chromium() -> str:
     return found
 
 
-def test_the_page_in_a_real_browser(memory, tmp_path, chromium):
+def test_the_page_in_a_real_browser(chromium, memory, tmp_path):
     c, made = memory
     out = tmp_path / "report.html"
     c.run("report", "--out", str(out))
