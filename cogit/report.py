@@ -127,11 +127,13 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
         # Every commit of every scope, once (a sha reachable from two branches lists both).
         infos: dict[str, git.CommitInfo] = {}
         scope_of: dict[str, list[str]] = {}
+        rank: dict[str, int] = {}  # position in its branch's walk: breaks ties of one second
         for branch, name in scopes:
-            for info in git.walk(repo, git.head(repo, branch)):
+            for n, info in enumerate(git.walk(repo, git.head(repo, branch))):
                 infos.setdefault(info.sha, info)
+                rank.setdefault(info.sha, n)
                 scope_of.setdefault(info.sha, []).append(name)
-        ordered = sorted(infos.values(), key=lambda i: (-i.time, i.sha))
+        ordered = _newest_first(infos, rank)
         total = len(ordered)
         in_range = [i for i in ordered if cutoff is None or i.time >= cutoff]
         shown = in_range[:max_commits]
@@ -236,6 +238,30 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
         }
     finally:
         repo.close()
+
+
+def _newest_first(infos: dict, rank: dict[str, int]) -> list:
+    """Newest first, and never a parent before its child (commits in one second are common:
+    a session's fold writes several), whatever the clocks of the machines said."""
+    import heapq
+
+    children = dict.fromkeys(infos, 0)
+    for info in infos.values():
+        for p in info.parents:
+            if p in children:
+                children[p] += 1
+    heap = [(-i.time, rank[i.sha], i.sha) for i in infos.values() if children[i.sha] == 0]
+    heapq.heapify(heap)
+    out = []
+    while heap:
+        sha = heapq.heappop(heap)[2]
+        out.append(infos[sha])
+        for p in infos[sha].parents:
+            if p in children:
+                children[p] -= 1
+                if children[p] == 0:
+                    heapq.heappush(heap, (-infos[p].time, rank[p], p))
+    return out
 
 
 def _change(c) -> dict:

@@ -17,6 +17,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -247,6 +248,10 @@ class Browser:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=10)
+        try:  # Chromium's helpers (renderer, zygote) are in the session it was started in
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         try:
             os.close(self._in)
         except OSError:

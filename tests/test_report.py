@@ -217,6 +217,10 @@ def test_bounds_since_project_and_errors(memory, tmp_path):
     assert data["left_out"] == data["total_commits"] - 5 > 0
     assert "older commits left out" in c.run("report", "--out", str(out), "--max-commits", "5").out
     assert [x["sha"] for x in data["commits"]] == [x["sha"] for x in sorted(data["commits"], key=lambda x: -x["t"])]
+    c.run("report", "--out", str(out))
+    full = page_data(out.read_text("utf-8"))["commits"]
+    pos = {x["sha"]: n for n, x in enumerate(full)}
+    assert all(pos[x["sha"]] < pos[p] for x in full for p in x["parents"]), "a parent listed before its child"
 
     future = c.run("report", "--out", str(out), "--since", "2999-01-01", "--json")
     data = page_data(out.read_text("utf-8"))
