@@ -331,12 +331,15 @@ def _template(name: str) -> str:
 
 def render(data: dict) -> str:
     """The whole page: template + inline CSS + inline JS (allowed by its hash) + data."""
-    script = _template("report.js")
-    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
-    csp = f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+    script, style = _template("report.js"), _template("report.css")
+
+    def sha(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+
+    csp = f"default-src 'none'; script-src {sha(script)}; style-src {sha(style)}; img-src data:; base-uri 'none'; form-action 'none'"
     page = _template("report.html")
     # Substituted in one pass, so no replacement text is ever searched for another marker.
-    parts = {"@@CSP@@": csp, "@@CSS@@": _template("report.css"), "@@JS@@": script, "@@DATA@@": embed_json(data)}
+    parts = {"@@CSP@@": csp, "@@CSS@@": style, "@@JS@@": script, "@@DATA@@": embed_json(data)}
     out, rest = [], page
     while True:
         at = [(rest.find(k), k) for k in parts if rest.find(k) >= 0]
