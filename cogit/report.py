@@ -98,6 +98,8 @@ def parse_receipts(text: str) -> list[dict]:
 def _scopes(repo, project: Scope | None) -> list[tuple[str, str]]:
     """(branch, name) of the scopes in the report: every one, or global plus one project."""
     names = [(git.MAIN, "global")]
+    if project is not None and project.is_global:
+        return names
     for b in git.branches(repo):
         if is_project(b) and (project is None or b == project.branch):
             names.append((b, project_name(repo, b)))
@@ -121,7 +123,7 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
 
             raise ItemNotFound(f"project {project.name!r} has no memory yet (no branch {project.branch})",
                                hint="`cogit project list` lists projects.")
-        scopes = _scopes(repo, None if project is None or project.is_global else project)
+        scopes = _scopes(repo, project)
         config = main_config(repo)
 
         # Every commit of every scope, once (a sha reachable from two branches lists both).

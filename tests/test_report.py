@@ -233,6 +233,9 @@ def test_bounds_since_project_and_errors(memory, tmp_path):
     data = page_data(out.read_text("utf-8"))
     assert [s["name"] for s in data["scopes"]] == ["global", "example.com/acme/alpha"]
     assert not any("beta's lesson" in i["text"] for s in data["items"] for i in s["sections"]["learnings"])
+    c.run("report", "--out", str(out), "--project", "global")
+    data = page_data(out.read_text("utf-8"))
+    assert [s["name"] for s in data["scopes"]] == ["global"] and {x["scopes"][0] for x in data["commits"]} == {"global"}
 
     bad = c.run("report", "--out", str(out), "--since", "yesterday-ish", check=False)
     assert bad.returncode == 2 and "YYYY-MM-DD" in bad.err
