@@ -88,5 +88,6 @@ def test_wheel_ships_schemas_and_templates(tmp_path):
     assert "cogit/templates/prompts/reflect.md" in names
     assert "cogit/templates/claude-plugin/.claude-plugin/plugin.json" in names
     assert "cogit/templates/claude-plugin/hooks/hooks.json" in names
+    assert {f"cogit/templates/report/report.{ext}" for ext in ("html", "css", "js")} <= names
     hooks = json.loads(zipfile.ZipFile(wheel).read("cogit/templates/claude-plugin/hooks/hooks.json"))
     assert set(hooks["hooks"]) >= {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "SessionEnd"}

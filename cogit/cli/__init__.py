@@ -57,7 +57,7 @@ def emit_json(value) -> None:
 
 
 def _register() -> None:
-    from cogit.cli import demo, doctor, history, imports, install, mcp, project, reflect, rules, scan, state, stats, sync  # noqa: F401  (commands register themselves)
+    from cogit.cli import demo, doctor, history, imports, install, mcp, project, reflect, report, rules, scan, state, stats, sync  # noqa: F401  (commands register themselves)
 
 
 def main(args: list[str] | None = None) -> int:

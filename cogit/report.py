@@ -1,0 +1,370 @@
+"""`cogit report`: one self-contained HTML file showing memory's self-modification over time.
+
+The page is `templates/report/report.html` with its CSS and JS inlined and every piece of
+data embedded as JSON in `<script type="application/json">`. Nothing is fetched: no server,
+no network, no external script or font. Memory is hostile data (an agent wrote it, a pull
+brought it): the JSON escapes `<`, `>` and `&` so no text can close its script element,
+the page's JS only ever sets `textContent`, and a Content-Security-Policy allows exactly
+the one inline script (by its hash) and nothing from anywhere else.
+
+What it holds (all read through the store's own code, never re-implemented):
+- commits of every scope (or global plus one project), newest first, bounded to
+  `max_commits` (the page says how many were left out), each with its provenance
+  trailers, the class of its source (user, hook, reflection, sync, human edit) and its
+  semantic diff (cogit/store/history.py `commit_changes`);
+- the items in memory now, per scope, each with the commit that added it (when that
+  commit is in the report) and the commits that changed it;
+- rules with their confidence over time (cogit/learn/ledger.py, as `cogit rules show`);
+- tool statistics per scope;
+- sessions: their commits and what was injected (the `Cogit-Digest` receipts, the rules
+  shown with `Cogit-Injected: yes`).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import time
+from importlib import resources
+from pathlib import Path
+
+from cogit import __version__
+from cogit.errors import UsageError
+from cogit.paths import Home
+from cogit.store import repo as git
+from cogit.store import yamlio
+from cogit.store.history import commit_changes, parse_since
+from cogit.store.memory import open_existing
+from cogit.store.provenance import parse
+from cogit.store.scopes import Scope, is_project, project_name
+from cogit.store.state import ITEM_SECTIONS
+from cogit.store.write import load_state, main_config
+
+MAX_COMMITS = 400  # default bound: the newest commits; the page names what it left out
+MAX_TEXT = 2000  # characters of any one text in the page
+MAX_CHANGES = 60  # item changes shown per commit
+MAX_VALUE = 300  # characters of a changed field's old/new value
+
+SOURCE_CLASSES = ("user", "hook", "reflection", "sync", "human edit")
+
+
+def source_class(trailers: dict[str, str]) -> str:
+    """The colour of a commit in the timeline: who caused it."""
+    event, source = trailers.get("Cogit-Event", ""), trailers.get("Cogit-Source", "")
+    if event == "human.edit" or source == "human":
+        return "human edit"
+    if source == "sync" or event == "merge":
+        return "sync"
+    if source in ("reflection", "hook"):
+        return source
+    return "user"  # cli, import, or a commit without trailers
+
+
+def _cut(value, limit: int = MAX_TEXT) -> str:
+    text = str(value if value is not None else "")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _value(value) -> str:
+    if value is None:
+        return "∅"
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return _cut(text, MAX_VALUE)
+
+
+def _iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+def parse_receipts(text: str) -> list[dict]:
+    """`Cogit-Digest: startup 1a2b3c4d5e6f chars=812 tokens=203 cut=0; resume ...` -> dicts."""
+    out = []
+    for part in (text or "").split(";"):
+        words = part.split()
+        if not words:
+            continue
+        receipt = {"source": words[0], "commit": "", "chars": None, "tokens": None, "cut": None}
+        for w in words[1:]:
+            key, eq, val = w.partition("=")
+            if eq and key in ("chars", "tokens", "cut"):
+                receipt[key] = int(val) if val.isdigit() else _cut(val, 40)
+            elif not eq and not receipt["commit"]:
+                receipt["commit"] = _cut(w, 40)
+        out.append(receipt)
+    return out[:20]
+
+
+def _scopes(repo, project: Scope | None) -> list[tuple[str, str]]:
+    """(branch, name) of the scopes in the report: every one, or global plus one project."""
+    names = [(git.MAIN, "global")]
+    if project is not None and project.is_global:
+        return names
+    for b in git.branches(repo):
+        if is_project(b) and (project is None or b == project.branch):
+            names.append((b, project_name(repo, b)))
+    return names
+
+
+def build(home: Home, *, since: str | None = None, project: Scope | None = None,
+          max_commits: int = MAX_COMMITS, now: float | None = None) -> dict:
+    """Everything the page shows, as plain JSON-able data."""
+    from cogit.learn import ledger
+    from cogit.learn.rules import _row as rule_row
+
+    if max_commits < 1:
+        raise UsageError("--max-commits must be at least 1", hint="Give how many of the newest commits to show, e.g. --max-commits 400.")
+    now = time.time() if now is None else now
+    cutoff = parse_since(since) if since else None
+    repo = open_existing(home)
+    try:
+        if project is not None and not project.is_global and git.head(repo, project.branch) is None:
+            from cogit.errors import ItemNotFound
+
+            raise ItemNotFound(f"project {project.name!r} has no memory yet (no branch {project.branch})",
+                               hint="`cogit project list` lists projects.")
+        scopes = _scopes(repo, project)
+        config = main_config(repo)
+
+        # Every commit of every scope, once (a sha reachable from two branches lists both).
+        infos: dict[str, git.CommitInfo] = {}
+        scope_of: dict[str, list[str]] = {}
+        rank: dict[str, int] = {}  # position in its branch's walk: breaks ties of one second
+        for branch, name in scopes:
+            for n, info in enumerate(git.walk(repo, git.head(repo, branch))):
+                infos.setdefault(info.sha, info)
+                rank.setdefault(info.sha, n)
+                scope_of.setdefault(info.sha, []).append(name)
+        ordered = _newest_first(infos, rank)
+        total = len(ordered)
+        in_range = [i for i in ordered if cutoff is None or i.time >= cutoff]
+        shown = in_range[:max_commits]
+
+        commits = []
+        for info in shown:
+            summary, body, trailers = parse(info.message)
+            try:
+                changes = commit_changes(repo, info.sha)
+            except Exception as e:  # a commit whose state cannot be read still shows its provenance
+                changes, error = [], f"semantic diff unavailable: {type(e).__name__}"
+            else:
+                error = ""
+            commits.append({
+                "sha": info.sha,
+                "time": _iso(info.time),
+                "t": info.time,
+                "day": time.strftime("%Y-%m-%d", time.gmtime(info.time)),
+                "scopes": scope_of[info.sha],
+                "summary": _cut(summary, 300),
+                "body": _cut(body),
+                "author": _cut(info.author, 200),
+                "parents": info.parents,
+                "trailers": {_cut(k, 60): _cut(v, 400) for k, v in list(trailers.items())[:30]},
+                "source": source_class(trailers),
+                "changes": [_change(c) for c in changes[:MAX_CHANGES]],
+                "changes_more": max(0, len(changes) - MAX_CHANGES),
+                "diff_error": error,
+            })
+
+        # Provenance of items: the newest commit that added each one, and every commit that changed it.
+        added: dict[tuple[str, str], str] = {}
+        touched: dict[tuple[str, str], list[str]] = {}
+        for c in reversed(commits):  # oldest first
+            for ch in c["changes"]:
+                if ch["section"] in ITEM_SECTIONS:
+                    for scope in c["scopes"]:
+                        key = (scope, ch["id"])
+                        touched.setdefault(key, []).append(c["sha"])
+                        # A merge "adds" what the other machine added: that commit is the provenance.
+                        if ch["op"] == "+" and not (len(c["parents"]) > 1 and key in added):
+                            added[key] = c["sha"]
+
+        items, tools, rules = [], [], []
+        for branch, name in scopes:
+            sha = git.head(repo, branch)
+            state = yamlio.plain(dict(load_state(repo, sha)))
+            sections = {}
+            for section in ITEM_SECTIONS:
+                rows = []
+                for item in (state.get(section) or {}).get("items") or []:
+                    iid = str(item.get("id"))
+                    rows.append({
+                        "id": _cut(iid, 40),
+                        "text": _cut(item.get("text")),
+                        "created_at": _cut(item.get("created_at"), 40),
+                        "source": _cut(item.get("source") or "", 40),
+                        "category": _cut(item.get("category") or item.get("kind") or item.get("detector") or "", 60),
+                        "added_by": added.get((name, iid), ""),
+                        "changed_in": touched.get((name, iid), [])[-20:],
+                    })
+                sections[section] = rows
+            focus = state.get("focus") or {}
+            items.append({"scope": name, "branch": branch, "head": sha, "sections": sections,
+                          "focus": {"current": _cut(focus.get("current") or ""),
+                                    "priorities": [_cut(p, 300) for p in (focus.get("priorities") or [])[:20]]}})
+            tools.append(_tools(name, state.get("tools") or {}, state.get("engagement") or {}))
+            rule_items = (state.get("rules") or {}).get("items") or []
+            book = ledger.read(repo, branch) if rule_items else {}
+            for rule in rule_items:
+                entries = book.get(rule.get("id"), [])
+                row = rule_row(rule, entries, branch, now, config)
+                points = ledger.history(entries, ledger.parse_time(rule.get("created_at")), now, config)
+                rules.append({
+                    "id": _cut(row["id"], 40), "text": _cut(row["text"]), "detector": _cut(row["detector"], 80),
+                    "scope": name, "confidence": row["confidence"], "detections": row["detections"],
+                    "suppressions": row["suppressions"], "sessions_injected": row["sessions_injected"],
+                    "source": _cut(row["source"] or "", 40),
+                    "over_time": [{"time": _iso(t), "confidence": c} for t, c in points[-200:]],
+                    "sparkline": ledger.sparkline([c for _, c in points[-60:]]),
+                    "ledger": [{"kind": e.kind, "session": _cut(e.session, 80), "commit": e.sha, "time": _iso(e.time),
+                                "injected": e.injected} for e in entries[-100:]],
+                })
+        rules.sort(key=lambda r: (-r["confidence"], r["id"]))
+
+        return {
+            "version": __version__,
+            "generated_at": _iso(now),
+            "home": str(home.root),
+            "scopes": [{"name": n, "branch": b} for b, n in scopes],
+            "since": since or "",
+            "total_commits": total,
+            "before_since": total - len(in_range),
+            "left_out": len(in_range) - len(shown),
+            "max_commits": max_commits,
+            "source_classes": list(SOURCE_CLASSES),
+            "commits": commits,
+            "items": items,
+            "rules": rules,
+            "tools": tools,
+            "sessions": _sessions(commits),
+        }
+    finally:
+        repo.close()
+
+
+def _newest_first(infos: dict, rank: dict[str, int]) -> list:
+    """Newest first, and never a parent before its child (commits in one second are common:
+    a session's fold writes several), whatever the clocks of the machines said."""
+    import heapq
+
+    children = dict.fromkeys(infos, 0)
+    for info in infos.values():
+        for p in info.parents:
+            if p in children:
+                children[p] += 1
+    heap = [(-i.time, rank[i.sha], i.sha) for i in infos.values() if children[i.sha] == 0]
+    heapq.heapify(heap)
+    out = []
+    while heap:
+        sha = heapq.heappop(heap)[2]
+        out.append(infos[sha])
+        for p in infos[sha].parents:
+            if p in children:
+                children[p] -= 1
+                if children[p] == 0:
+                    heapq.heappush(heap, (-infos[p].time, rank[p], p))
+    return out
+
+
+def _change(c) -> dict:
+    return {
+        "op": c.op,
+        "section": c.section,
+        "id": _cut(c.key, 80),
+        "text": _cut(c.text),
+        "line": _cut(c.render()),
+        "fields": [{"field": _cut(f, 120), "old": _value(o), "new": _value(n)} for f, o, n in c.fields[:40]],
+    }
+
+
+def _tools(scope: str, doc: dict, engagement: dict) -> dict:
+    rows = []
+    for name, s in (doc.get("tools") or {}).items():
+        if not isinstance(s, dict):
+            continue
+        calls, fails, timed = int(s.get("calls", 0) or 0), int(s.get("failures", 0) or 0), int(s.get("timed_calls", 0) or 0)
+        rows.append({"name": _cut(name, 80), "calls": calls, "failures": fails,
+                     "mean_ms": round(int(s.get("duration_ms_total", 0) or 0) / timed) if timed else None})
+    rows.sort(key=lambda r: (-r["calls"], r["name"]))
+    seqs = sorted(((k, int(v or 0)) for k, v in (doc.get("sequences") or {}).items()), key=lambda kv: (-kv[1], kv[0]))
+    return {"scope": scope, "sessions": int(doc.get("sessions", 0) or 0), "tools": rows[:40],
+            "sequences": [{"sequence": _cut(k, 200), "count": n} for k, n in seqs[:15]],
+            "engagement": {"meaningful": int(engagement.get("meaningful_interactions", 0) or 0),
+                           "total": int(engagement.get("total_interactions", 0) or 0)}}
+
+
+def _sessions(commits: list[dict]) -> list[dict]:
+    """Agent sessions seen in the report's commits: what each was shown and what it changed."""
+    found: dict[str, dict] = {}
+    for c in commits:  # newest first
+        sid = c["trailers"].get("Cogit-Session", "-")
+        if not sid or sid == "-":
+            continue
+        s = found.setdefault(sid, {"id": sid, "agent": c["trailers"].get("Cogit-Agent", ""), "scopes": [],
+                                   "first": c["time"], "last": c["time"], "commits": [], "receipts": [],
+                                   "rules_shown": [], "learned": []})
+        s["first"] = c["time"]
+        s["commits"].append(c["sha"])
+        for scope in c["scopes"]:
+            if scope not in s["scopes"]:
+                s["scopes"].append(scope)
+        digest = c["trailers"].get("Cogit-Digest")
+        if digest:
+            s["receipts"] += parse_receipts(digest)
+        rule = c["trailers"].get("Cogit-Rule")
+        if rule and c["trailers"].get("Cogit-Injected") == "yes" and rule not in s["rules_shown"]:
+            s["rules_shown"].append(rule)
+        for ch in c["changes"]:
+            if ch["op"] == "+" and ch["section"] in ITEM_SECTIONS:
+                s["learned"].append({"section": ch["section"], "id": ch["id"], "text": ch["text"], "commit": c["sha"]})
+    return list(found.values())[:200]
+
+
+def embed_json(data) -> str:
+    """JSON that is safe inside <script type="application/json">: no `<`, `>` or `&` at all
+    (so no `</script>` or `<!--`), and no U+2028/2029."""
+    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _template(name: str) -> str:
+    return resources.files("cogit.templates").joinpath("report", name).read_text("utf-8")
+
+
+def render(data: dict) -> str:
+    """The whole page: template + inline CSS + inline JS (allowed by its hash) + data."""
+    script, style = _template("report.js"), _template("report.css")
+
+    def sha(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+
+    csp = f"default-src 'none'; script-src {sha(script)}; style-src {sha(style)}; img-src data:; base-uri 'none'; form-action 'none'"
+    page = _template("report.html")
+    # Substituted in one pass, so no replacement text is ever searched for another marker.
+    parts = {"@@CSP@@": csp, "@@CSS@@": style, "@@JS@@": script, "@@DATA@@": embed_json(data)}
+    out, rest = [], page
+    while True:
+        at = [(rest.find(k), k) for k in parts if rest.find(k) >= 0]
+        if not at:
+            out.append(rest)
+            break
+        pos, key = min(at)
+        out.append(rest[:pos])
+        out.append(parts[key])
+        rest = rest[pos + len(key):]
+    return "".join(out)
+
+
+def write_report(home: Home, out: Path, *, since: str | None = None, project: Scope | None = None,
+                 max_commits: int = MAX_COMMITS) -> dict:
+    """Build the report and write it to `out`; returns a short summary for the CLI."""
+    data = build(home, since=since, project=project, max_commits=max_commits)
+    page = render(data)
+    out = Path(out)
+    if out.is_dir():
+        raise UsageError(f"{out} is a folder", hint="Give a file name, e.g. --out cogit-report.html.")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    git.write_atomic(out, page.encode("utf-8"), durable=False)
+    return {"path": str(out.resolve()), "bytes": len(page.encode("utf-8")), "commits": len(data["commits"]),
+            "left_out": data["left_out"], "before_since": data["before_since"], "scopes": [s["name"] for s in data["scopes"]],
+            "rules": len(data["rules"]), "sessions": len(data["sessions"])}

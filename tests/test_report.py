@@ -1,0 +1,346 @@
+"""`cogit report`: the HTML file, its data and its bounds, and the page in a real browser.
+
+The memory is made as people and agents make it: real `cogit` subprocesses, agent
+sessions through the real hook entrypoints (a global one and a project's), a rule that
+grows from detections and a suppression, a revert, a hand edit, a sync from a second
+machine, and an item whose text tries to break out of the page.
+
+The browser test drives headless Chromium (Debian's `chromium`) through the DevTools
+protocol (tests/cdp.py): it checks the rendered page at 1280 px and at a phone's 390 px,
+that a mouse click on a commit shows its diff, that the keyboard alone reaches a commit
+and opens it, that nothing was fetched, and that there were no console errors and no
+dialog. Without Chromium it FAILS with how to install it (never a silent skip).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cdp import INSTALL_HINT, Browser, find_chromium
+from conftest import Cogit, git
+
+HOSTILE = '</script><script>alert(1)</script><img src=x onerror=alert(2)> & <!-- "x" </SCRIPT >'
+ERR = "Exit code 1\nModuleNotFoundError: No module named 'widgets'"
+PROJECT_URL = "https://example.com/acme/alpha.git"
+
+
+def payload(sid: str, event: str, cwd: str, **fields) -> dict:
+    base = {"session_id": sid, "transcript_path": f"/tmp/{sid}.jsonl", "cwd": cwd, "hook_event_name": event}
+    base.update(fields)
+    return base
+
+
+def bash(sid, n, ok=True, cmd="python -m app"):
+    if ok:
+        return "PostToolUse", dict(tool_name="Bash", tool_input={"command": cmd},
+                                   tool_response={"stdout": "ok", "stderr": "", "interrupted": False},
+                                   tool_use_id=f"t{n}", duration_ms=40)
+    return "PostToolUseFailure", dict(tool_name="Bash", tool_input={"command": cmd}, tool_use_id=f"t{n}",
+                                      error=ERR, is_interrupt=False, duration_ms=30)
+
+
+def read(n, path="/tmp/app.py"):
+    return "PostToolUse", dict(tool_name="Read", tool_input={"file_path": path},
+                               tool_response={"type": "text", "file": {"content": "x"}}, tool_use_id=f"r{n}", duration_ms=3)
+
+
+def session(c: Cogit, sid: str, cwd: Path, calls, prompt="Fix the import of the widgets module in app.py please"):
+    """One whole agent session through `cogit hook claude EVENT` subprocesses."""
+    assert c.hook("SessionStart", payload(sid, "SessionStart", str(cwd), source="startup")).returncode == 0
+    assert c.hook("UserPromptSubmit", payload(sid, "UserPromptSubmit", str(cwd), prompt=prompt)).returncode == 0
+    for event, body in calls:
+        assert c.hook(event, payload(sid, event, str(cwd), **body)).returncode == 0
+    assert c.hook("SessionEnd", payload(sid, "SessionEnd", str(cwd), reason="prompt_input_exit")).returncode == 0
+    c.run("finalize")
+
+
+def make_memory(tmp_path: Path, c: Cogit) -> dict:
+    """A memory with two scopes, four agent sessions, a rule with evidence and a revert of some,
+    a reverted learning, a hand edit, a merge from a second machine, and a hostile item."""
+    c.run("init")
+    c.run("focus", "set", "Ship the report", "-p", "keyboard first", "-p", "no network")
+    c.run("add", "learning", "Run the suite with python -m pytest -q", "--category", "insight")
+    c.run("add", "heuristic", "Read the error before retrying a command")
+    c.run("add", "learning", HOSTILE)
+    c.run("add", "learning", "A lesson that turned out wrong")
+    wrong = c.json("log", "-n", "1")[0]["sha"]
+    c.run("revert", wrong)
+
+    alpha = tmp_path / "alpha"
+    alpha.mkdir()
+    git(alpha, "init", "-q")
+    git(alpha, "remote", "add", "origin", PROJECT_URL)
+    c.run("add", "avoidance", "Editing generated files in alpha/build", "--project", str(alpha))
+    # Agent sessions in the project: a loop on one error (a rule is born), a clean run that was
+    # shown the rule (a suppression), another loop (a detection), and an explicit lesson.
+    session(c, "sess-1", alpha, [bash("sess-1", i, ok=False) for i in range(3)] + [bash("sess-1", 9, cmd="pip install widgets"), bash("sess-1", 10)])
+    session(c, "sess-2", alpha, [bash("sess-2", 1), read(2)])
+    session(c, "sess-3", alpha, [bash("sess-3", i, ok=False) for i in range(3)])
+    session(c, "sess-4", alpha, [read(1), bash("sess-4", 2)], prompt="remember this: alpha's tests need the widgets extra")
+    rules = c.json("rules")
+    assert len(rules) == 1 and rules[0]["scope"] != "global", rules
+    rule = rules[0]
+    branch = rule["scope"]
+    log = json.loads(c.run("log", "--project", branch, "--json").out)
+    (sup,) = [e for e in log if e["trailers"].get("Cogit-Event") == "rule.suppress" and e["trailers"].get("Cogit-Session") == "sess-2"]
+    c.run("revert", sup["sha"], "--project", branch)
+
+    # A hand edit of a state file, committed by `cogit commit`.
+    learnings = c.home / "memory" / "learnings.yaml"
+    learnings.write_text(learnings.read_text().replace("python -m pytest -q", "python -m pytest -q -x"))
+    c.run("commit", "-m", "Stop at the first failure")
+
+    # A second machine learns something; a pull merges it (a sync commit).
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    c.run("remote", "add", "origin", str(remote))
+    c.run("push")
+    other = Cogit(tmp_path / "other-home")
+    other.run("clone", str(remote))
+    other.run("add", "learning", "Learned on the laptop: the CI image has no chromium by default")
+    other.run("push")
+    c.run("add", "learning", "Learned on the desktop meanwhile")
+    c.run("pull")
+    return {"rule": rule, "branch": branch, "reverted": wrong, "suppression": sup["sha"], "alpha": alpha}
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """Made once for the module (it takes ~30 s of subprocesses), in the same isolated
+    environment as every test's (tests/conftest.py `isolated_env`); tests only read it."""
+    root = tmp_path_factory.mktemp("report-memory")
+    (root / "userhome").mkdir()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(root / "userhome"))
+        mp.setenv("XDG_CONFIG_HOME", str(root / "userhome" / ".config"))
+        mp.setenv("XDG_DATA_HOME", str(root / "userhome" / ".local" / "share"))
+        for key in [k for k in os.environ if k.startswith(("GIT_", "CLAUDE_CONFIG_DIR", "COGIT_"))]:
+            mp.delenv(key)
+        mp.setenv("COGIT_AUTHOR", "Test Person <test@example.com>")
+        c = Cogit(root / "cogit-home")
+        return c.home, make_memory(root, c)
+
+
+@pytest.fixture
+def memory(made, tmp_path):
+    """A private copy of the made memory (a test may add to it)."""
+    home, info = made
+    copy = tmp_path / "report-home"
+    shutil.copytree(home, copy, symlinks=True)
+    return Cogit(copy), info
+
+
+def page_data(html: str) -> dict:
+    m = re.search(r'<script type="application/json" id="cogit-data">(.*?)</script>', html, re.S)
+    assert m, "no data block"
+    return json.loads(m.group(1))
+
+
+def test_the_report_holds_every_scope_source_session_rule_and_receipt(memory, tmp_path):
+    c, made = memory
+    out = tmp_path / "r.html"
+    summary = json.loads(c.run("report", "--out", str(out), "--json").out)
+    html = out.read_text("utf-8")
+    assert summary["path"] == str(out.resolve()) and summary["bytes"] == len(html.encode())
+    assert out.stat().st_mode & 0o077 == 0, "memory's report is readable by its owner only"
+
+    # Self-contained: no URL to fetch anything from, a CSP that allows only the page's own script.
+    assert not re.search(r'(src|href)\s*=\s*["\']?(https?:|//)', html, re.I)
+    assert "@import" not in html and "url(" not in html
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1)
+    assert "default-src 'none'" in csp and "script-src 'sha256-" in csp and "style-src 'sha256-" in csp and "unsafe" not in csp
+
+    # Hostile text cannot leave its script element: the only `</script` are the page's own two.
+    assert html.lower().count("</script") == 2
+    data = page_data(html)
+    texts = [i["text"] for s in data["items"] for i in s["sections"]["learnings"]]
+    assert HOSTILE in texts
+
+    scopes = [s["name"] for s in data["scopes"]]
+    assert scopes[0] == "global" and "example.com/acme/alpha" in scopes
+    assert {c["source"] for c in data["commits"]} == {"user", "hook", "sync", "human edit"}
+    assert data["total_commits"] == len(data["commits"]) and data["left_out"] == 0
+    by_sha = {c["sha"]: c for c in data["commits"]}
+
+    # The revert of a learning shows as a removal; the hand edit as a changed field.
+    revert = next(c for c in data["commits"] if c["trailers"].get("Cogit-Reverts") == made["reverted"])
+    assert [(ch["op"], ch["section"]) for ch in revert["changes"]] == [("-", "learnings")]
+    edit = next(c for c in data["commits"] if c["source"] == "human edit")
+    assert edit["changes"][0]["op"] == "~" and "pytest -q -x" in edit["changes"][0]["line"]
+    merge = next(c for c in data["commits"] if c["source"] == "sync")
+    assert len(merge["parents"]) == 2
+
+    # Items now, with the commit that added them.
+    alpha = next(s for s in data["items"] if s["scope"] == "example.com/acme/alpha")
+    (lesson,) = [i for i in alpha["sections"]["learnings"] if "widgets extra" in i["text"]]
+    assert by_sha[lesson["added_by"]]["trailers"]["Cogit-Session"] == "sess-4"
+    assert by_sha[lesson["added_by"]]["source"] == "hook"
+    # What a merge brought in was added by the other machine's commit, not by the merge.
+    glob = next(s for s in data["items"] if s["scope"] == "global")
+    (laptop,) = [i for i in glob["sections"]["learnings"] if "on the laptop" in i["text"]]
+    assert by_sha[laptop["added_by"]]["trailers"]["Cogit-Event"] == "learning.add"
+    assert merge["sha"] in laptop["changed_in"]
+
+    # The rule: two detections and a suppression (sess-2's was reverted); confidence rises with each.
+    (rule,) = data["rules"]
+    assert (rule["detections"], rule["suppressions"]) == (2, 1)
+    assert [(e["session"], e["kind"]) for e in rule["ledger"]] == [("sess-1", "detect"), ("sess-3", "detect"), ("sess-4", "suppress")]
+    assert [round(p["confidence"], 2) for p in rule["over_time"]] == [0.33, 0.5, 0.6, 0.67, 0.67]
+    assert rule["confidence"] == c.json("rules", "show", rule["id"])["confidence"]
+
+    # Sessions and what they were shown.
+    sessions = {s["id"]: s for s in data["sessions"]}
+    assert {"sess-1", "sess-2", "sess-3", "sess-4"} <= set(sessions)
+    assert sessions["sess-2"]["rules_shown"] == [rule["id"]]
+    receipt = sessions["sess-2"]["receipts"][0]
+    assert receipt["source"] == "startup" and receipt["chars"] > 0 and receipt["tokens"] > 0 and receipt["cut"] == 0
+    assert receipt["commit"] and any(sha.startswith(receipt["commit"]) for sha in by_sha), receipt
+
+    # Tool statistics (global: where session folds go).
+    glob = next(t for t in data["tools"] if t["scope"] == "global")
+    bash_row = next(t for t in glob["tools"] if t["name"] == "Bash")
+    assert bash_row["calls"] >= 9 and bash_row["failures"] == 6
+
+
+def test_bounds_since_project_and_errors(memory, tmp_path):
+    c, made = memory
+    out = tmp_path / "small.html"
+    summary = json.loads(c.run("report", "--out", str(out), "--max-commits", "5", "--json").out)
+    data = page_data(out.read_text("utf-8"))
+    assert summary["commits"] == len(data["commits"]) == 5
+    assert data["left_out"] == data["total_commits"] - 5 > 0
+    assert "older commits left out" in c.run("report", "--out", str(out), "--max-commits", "5").out
+    assert [x["sha"] for x in data["commits"]] == [x["sha"] for x in sorted(data["commits"], key=lambda x: -x["t"])]
+    c.run("report", "--out", str(out))
+    full = page_data(out.read_text("utf-8"))["commits"]
+    pos = {x["sha"]: n for n, x in enumerate(full)}
+    assert all(pos[x["sha"]] < pos[p] for x in full for p in x["parents"]), "a parent listed before its child"
+
+    future = c.run("report", "--out", str(out), "--since", "2999-01-01", "--json")
+    data = page_data(out.read_text("utf-8"))
+    assert json.loads(future.out)["commits"] == 0 and data["before_since"] == data["total_commits"]
+
+    # --project: global plus that project only.
+    c.run("add", "learning", "beta's lesson", "--project", "beta")
+    c.run("report", "--out", str(out), "--project", "example.com/acme/alpha")
+    data = page_data(out.read_text("utf-8"))
+    assert [s["name"] for s in data["scopes"]] == ["global", "example.com/acme/alpha"]
+    assert not any("beta's lesson" in i["text"] for s in data["items"] for i in s["sections"]["learnings"])
+    c.run("report", "--out", str(out), "--project", "global")
+    data = page_data(out.read_text("utf-8"))
+    assert [s["name"] for s in data["scopes"]] == ["global"] and {x["scopes"][0] for x in data["commits"]} == {"global"}
+
+    bad = c.run("report", "--out", str(out), "--since", "yesterday-ish", check=False)
+    assert bad.returncode == 2 and "YYYY-MM-DD" in bad.err
+    missing = c.run("report", "--out", str(out), "--project", "project/nothing-here", check=False)
+    assert missing.returncode == 1 and "cogit project list" in missing.err
+    folder = c.run("report", "--out", str(tmp_path), check=False)
+    assert folder.returncode == 2, folder.err
+
+
+def test_open_uses_the_default_browser(initialized, tmp_path):
+    c = initialized
+    seen = tmp_path / "opened.txt"
+    opener = tmp_path / "browser.sh"
+    opener.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {seen}\n')
+    opener.chmod(0o755)
+    out = tmp_path / "r.html"
+    # Python's webbrowser honours $BROWSER (`%s` is the URL).
+    c.run("report", "--out", str(out), "--open", env={"BROWSER": f"{opener} %s", "DISPLAY": "", "WAYLAND_DISPLAY": ""})
+    assert seen.read_text() == out.resolve().as_uri()
+
+
+def test_not_initialized_says_what_to_do(cogit, tmp_path):
+    proc = cogit.run("report", "--out", str(tmp_path / "r.html"), check=False)
+    assert proc.returncode == 1 and "cogit init" in proc.err
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    found = find_chromium()
+    if not found:
+        pytest.fail(INSTALL_HINT, pytrace=False)
+    return found
+
+
+def test_the_page_in_a_real_browser(chromium, memory, tmp_path):
+    c, made = memory
+    out = tmp_path / "report.html"
+    c.run("report", "--out", str(out))
+    data = page_data(out.read_text("utf-8"))
+    # COGIT_REPORT_SCREENSHOTS=docs keeps the screenshots there (how docs/report.png is made).
+    shots = Path(os.environ.get("COGIT_REPORT_SCREENSHOTS") or tmp_path / "shots")
+    url = out.resolve().as_uri()
+    with Browser(chromium, tmp_path / "profile") as b:
+        b.goto(url)
+        assert b.eval("document.documentElement.dataset.ready") == "1", b.problems()
+
+        # The page as drawn: every commit in the timeline, each section filled.
+        assert b.eval("document.querySelectorAll('#days button.sq').length") == len(data["commits"])
+        assert b.eval("document.querySelectorAll('#days .day').length") == len({c['day'] for c in data['commits']})
+        body = b.eval("document.body.innerText")
+        for text in ("example.com/acme/alpha", "Ship the report", "widgets extra", made["rule"]["id"],
+                     "sess-2", "Bash", "human edit", "sync"):
+            assert text in body, text
+        # The hostile item is shown as text, and nothing it holds ran or was parsed as markup.
+        assert HOSTILE in b.eval("Array.from(document.querySelectorAll('#items-body li > div:first-child')).map(e => e.textContent).join('\\n')")
+        assert b.eval("document.querySelectorAll('main img, main script').length") == 0
+        assert b.eval("document.scripts.length") == 2
+        assert b.eval("document.querySelectorAll('.rule svg.chart polyline').length") == len(data["rules"]) == 1
+        assert b.eval("document.querySelectorAll('#tools-body .bar').length") >= 2
+
+        # A mouse click on a commit shows its semantic diff: the revert of the wrong lesson.
+        revert = next(x for x in data["commits"] if x["trailers"].get("Cogit-Reverts") == made["reverted"])
+        b.click(f'#days button.sq[data-sha="{revert["sha"]}"]')
+        detail = b.eval("document.getElementById('detail').innerText")
+        assert revert["summary"] in detail and "- learning" in detail and "A lesson that turned out wrong" in detail
+        assert b.eval(f'document.querySelector(\'button.sq[data-sha="{revert["sha"]}"]\').getAttribute("aria-pressed")') == "true"
+        # A commit link in the items section opens that commit too.
+        b.click("#items-body button.link:not([disabled])")
+        assert b.eval("document.getElementById('detail').dataset.sha") != revert["sha"]
+
+        # The keyboard alone: Tab reaches the timeline, arrows move, Enter opens the diff.
+        b.goto(url)
+        for _ in range(40):
+            b.press("Tab")
+            if b.eval("document.activeElement.matches('#days button.sq')"):
+                break
+        else:
+            raise AssertionError("Tab never reached a commit in the timeline")
+        b.press("ArrowRight")
+        focused = b.eval("document.activeElement.dataset.sha")
+        assert focused == b.eval("document.querySelectorAll('#days button.sq')[1].dataset.sha")
+        b.press("Enter")
+        assert b.eval("document.getElementById('detail').dataset.sha") == focused
+        shown = next(x for x in data["commits"] if x["sha"] == focused)
+        assert shown["summary"] in b.eval("document.getElementById('detail').innerText")
+        b.press("End")
+        assert b.eval("document.activeElement.dataset.sha") == b.eval("Array.from(document.querySelectorAll('#days button.sq')).pop().dataset.sha")
+
+        # Readable at 1280 px and on a phone: nothing wider than the screen, the detail panel beside
+        # the timeline on the desktop and below it on the phone.
+        for width, height, mobile, name in ((1280, 900, False, "report.png"), (390, 844, True, "report-phone.png")):
+            b.resize(width, height, mobile=mobile)
+            b.goto(url)
+            b.click('#days button.sq[data-sha="%s"]' % revert["sha"])
+            b.eval("window.scrollTo(0, 0)")
+            assert b.eval("document.documentElement.scrollWidth") <= width, f"horizontal scroll at {width} px"
+            side = b.eval("(() => { const d = document.getElementById('detail').getBoundingClientRect();"
+                          " const t = document.getElementById('days').getBoundingClientRect(); return d.left >= t.right ? 'beside' : 'below'; })()")
+            assert side == ("beside" if width >= 1000 else "below"), (width, side)
+            small = b.eval("Math.min(...Array.from(document.querySelectorAll('main *')).filter(e => e.childNodes.length && e.offsetParent)"
+                           ".map(e => parseFloat(getComputedStyle(e).fontSize)))")
+            assert small >= 11, f"text of {small} px at {width} px"
+            png = b.screenshot(shots / name)
+            assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10000
+
+        # Nothing fetched but the file itself; no console error, no exception, no CSP report, no dialog.
+        assert set(b.requests()) == {url}, b.requests()
+        assert b.problems() == []
