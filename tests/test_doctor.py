@@ -264,7 +264,9 @@ def test_the_reflection_endpoint_alive_dead_and_offline(initialized):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Models)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        set_config(c, f"reflect:\n  endpoint: http://127.0.0.1:{server.server_address[1]}/v1\n")
+        cfg = c.home / "memory" / "config.yaml"
+        cfg.write_text(cfg.read_text().replace("  endpoint: null", f"  endpoint: http://127.0.0.1:{server.server_address[1]}/v1", 1))
+        set_config(c)
         assert "smollm2-135m" in only(assert_all_ok(c), "endpoint", "ok")["detail"]
     finally:
         server.shutdown()

@@ -102,7 +102,7 @@ def test_digest_budget_says_what_was_cut(initialized):
     cfg.write_text(cfg.read_text().replace("max_chars: 2000", "max_chars: 600").replace("  learnings: 5\n", "  learnings: 20\n"))
     c.run("commit")
     for n in range(12):
-        c.run("add", "learning", f"learning number {n} with enough words to take some room in the digest")
+        c.run("add", "learning", f"learning number {n} with enough words to take some room in the digest", "--force")  # near duplicates
     text = json.loads(c.hook("SessionStart", payload("SessionStart", source="startup")).out)["hookSpecificOutput"]["additionalContext"]
     assert len(text) <= 600
     assert "(Not shown to fit the budget:" in text and "learnings. See them with `cogit show`.)" in text
