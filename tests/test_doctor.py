@@ -59,7 +59,9 @@ def test_a_healthy_memory_is_all_ok_and_fast(initialized):
                      "hook-log", "crash-log", "reflect-log", "runtime", "disk", "hooks"}, names
     assert only(findings, "fsck", "ok")["tool"] == "git"
     assert "start cogit" in only(findings, "hooks", "ok")["detail"]
-    assert elapsed < 8, elapsed  # a subprocess with imports, git fsck and one probe of the hook command
+    # About a second on an idle machine (0.3 s of CPU): a subprocess with imports, `git fsck` and
+    # one probe of the hook command. The bound is loose because test machines are shared.
+    assert elapsed < 20, elapsed
     # Running the installed hook command is a probe: it leaves no trace in memory or the hook log.
     assert not (c.home / "runtime" / "logs" / "hooks.log").exists()
     assert len(c.json("log")) == 2
