@@ -39,6 +39,7 @@ def test_trace_through_the_hook_entrypoint(initialized, tmp_path, path):
         c.run("commit", "-m", "Trace config")
     repo = make_repo(trace.get("setup"), tmp_path)
     seen: dict = {}  # session id -> [tool calls, prompts] sent so far
+    told: dict = {}  # session id -> the interrupt level the person was told of
     for index, step in enumerate(trace["steps"]):
         payload = substitute(step["payload"], repo)
         event = payload["hook_event_name"]
@@ -58,9 +59,14 @@ def test_trace_through_the_hook_entrypoint(initialized, tmp_path, path):
             assert proc.out == "", f"step {index}: expected silence, got {proc.out}"
             continue
         out = json.loads(proc.out)
-        assert list(out) == ["hookSpecificOutput"] and set(out["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
+        assert list(out)[0] == "hookSpecificOutput" and set(out["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
         assert out["hookSpecificOutput"]["hookEventName"] == event
         text = out["hookSpecificOutput"]["additionalContext"]
+        # The person is told only when the interrupt first reaches its last level (tests/test_interrupt_notice.py).
+        assert set(out) <= {"hookSpecificOutput", "systemMessage"}
+        assert ("systemMessage" in out) == (text.count("Level 3 of 3") == 1 and "Level 3 of 3" not in told.get(payload["session_id"], "")), index
+        if "systemMessage" in out:
+            told[payload["session_id"]] = "Level 3 of 3"
         assert senses.fired(text) == expect, f"step {index}: {text}"
         for fragment in step.get("contains") or []:
             assert fragment in text, (index, fragment)

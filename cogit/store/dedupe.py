@@ -7,8 +7,9 @@ never "not", "never", "before", "after", which change a meaning), a plural "s" d
 words of four letters or more. So "Run the tests with pytest -q" and "run tests with
 pytest -q." are one item (1.0), while texts that differ in a word that carries the meaning
 stay apart: "Run ruff before committing" / "Run mypy before committing" (0.6), "use ruff" /
-"use rye" (0.33), "Use Python 3.11" / "Use Python 3.12" (0.6). In long texts one changed
-word in ten still counts as a restatement. Standard library only.
+"use rye" (0.33). Texts whose words with digits differ are never near duplicates
+("Use Python 3.11" / "Use Python 3.12"). In long texts one changed word in ten still
+counts as a restatement. Standard library only.
 """
 
 from __future__ import annotations
@@ -43,9 +44,13 @@ def similarity(a: str, b: str) -> float:
     if normalize(a) == normalize(b):
         return 1.0
     wa, wb = content_words(a), content_words(b)
-    if not wa or not wb:
-        return 0.0
+    if not wa or not wb or _numbers(wa) != _numbers(wb):
+        return 0.0  # different numbers are different facts ("Python 3.11" / "3.12", "item 1" / "item 2")
     return len(wa & wb) / len(wa | wb)
+
+
+def _numbers(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(w for w in words if any(c.isdigit() for c in w))
 
 
 def nearest(items: list, text: str) -> tuple[dict, float] | None:
