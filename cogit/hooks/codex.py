@@ -7,9 +7,13 @@ Its output schemas allow no other keys, and its validator rejects a bare
 `{"continue": true}` from SessionStart, so SessionStart and UserPromptSubmit always
 answer with `additionalContext`, empty when there is nothing to say.
 
-Codex has no failure event: a failed tool call fires no PostToolUseFailure. A shell
-call that ran and exited non-zero still arrives as PostToolUse, and its exit code
-in `tool_response` marks it failed here, so the repeated-failure sense sees those.
+Codex has no failure event: a failed tool call fires no PostToolUseFailure. Codex
+0.171 (tests/e2e/test_codex.py) sends a shell call as `tool_name: "Bash"`,
+`tool_input: {"command": "..."}` and `tool_response` as the command's output, a plain
+string with no exit code, so a command that exited non-zero looks like a success and
+the repeated-failure sense stays quiet on Codex; the other senses work as on Claude
+Code. A `tool_response` object with a non-zero `exit_code` (documented for some
+tools) is taken as a failure.
 """
 
 from __future__ import annotations
