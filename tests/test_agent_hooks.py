@@ -238,3 +238,14 @@ def test_adapters_import_nothing_slow(initialized, agent, event, payload):
     loaded = {m.split(".")[0] for m in proc.stdout.decode().splitlines()[-1].split()}
     assert f"cogit" in loaded
     assert not loaded & {"json", "pathlib", "contextlib", "click", "dulwich", "ruamel", "jsonschema"}, loaded
+
+
+def test_gemini_shell_command_that_ran_and_failed_counts_as_failed(initialized):
+    """Gemini CLI reports a command that ran and exited non-zero without `error`: its
+    llmContent ends in `Exit Code: N` (seen from the real CLI in tests/e2e/test_gemini.py)."""
+    c = initialized
+    for code, n in ((2, 0), (0, 1)):
+        content = f"Output: ls: cannot access '/x': No such file or directory\nExit Code: {code}\nProcess Group PGID: 5848"
+        hook(c, "gemini", "AfterTool", gemini("AfterTool", tool_name="run_shell_command", tool_input={"command": "ls /x"},
+                                             tool_response={"llmContent": content, "returnDisplay": content}))
+    assert state(c)["agg"]["tools"]["Bash"] == {**state(c)["agg"]["tools"]["Bash"], "calls": 2, "failures": 1}

@@ -2,7 +2,8 @@
 
 Payloads carry `session_id`, `transcript_path`, `cwd`, `hook_event_name`, `timestamp`;
 BeforeAgent adds `prompt`; BeforeTool/AfterTool add `tool_name`, `tool_input`, and
-AfterTool `tool_response{llmContent, returnDisplay, error}`. Context reaches the model
+AfterTool `tool_response{llmContent, returnDisplay, error}` (a shell command that ran and
+failed has no `error`: its llmContent ends in `Exit Code: N`). Context reaches the model
 through `hookSpecificOutput.additionalContext` on SessionStart, BeforeAgent (appended to
 this turn's prompt) and AfterTool (appended to the tool result). Stdout must be that
 JSON and nothing else: any other text would become a `systemMessage`.
@@ -36,7 +37,17 @@ def _input(tool_input: dict) -> dict:
     return tool_input
 
 
-def _error(response) -> str | None:
+def _exit_code(text: str) -> int | None:
+    """run_shell_command's `Exit Code: N` line (Gemini CLI reports a command that ran and
+    failed this way, without `error`); string search, no `re`."""
+    i = text.rfind("Exit Code: ", max(0, len(text) - 4096))
+    if i < 0:
+        return None
+    digits = text[i + 11 : i + 16].split("\n", 1)[0].strip()
+    return int(digits) if digits.isdigit() else None
+
+
+def _error(tool, response) -> str | None:
     if not isinstance(response, dict):
         return None
     err = response.get("error")
@@ -44,6 +55,9 @@ def _error(response) -> str | None:
         err = err.get("message")
     if isinstance(err, str) and err:
         return err
+    content = response.get("llmContent")
+    if tool == "Bash" and isinstance(content, str) and _exit_code(content):
+        return content
     return None
 
 
@@ -55,7 +69,7 @@ def to_event(name: str, payload: dict) -> dict:
     tool = TOOLS.get(tool, tool) if tool else tool
     tool_input = _input(payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {})
     response = payload.get("tool_response")
-    error = _error(response) if internal == "PostToolUse" else None
+    error = _error(tool, response) if internal == "PostToolUse" else None
     if error is not None:
         internal = "PostToolUseFailure"
     return event(
