@@ -15,12 +15,6 @@ const DEFAULT_TIMEOUT_MS = 5000;
 const MAX_STDOUT = 256 * 1024;
 const MAX_TEXT = 64 * 1024;
 
-let define = (entry) => entry;
-try {
-  // The SDK's helper only types the entry; without the openclaw package (tests) the object is the same.
-  ({ definePluginEntry: define } = await import("openclaw/plugin-sdk/plugin-entry"));
-} catch {}
-
 function cut(value) {
   if (typeof value === "string") return value.length > MAX_TEXT ? value.slice(0, MAX_TEXT) : value;
   return value;
@@ -135,9 +129,12 @@ export function register(api) {
   });
 }
 
-export default define({
+// The object definePluginEntry (openclaw/plugin-sdk/plugin-entry) would build, written out:
+// OpenClaw loads entries with require(), so no top-level await (no dynamic import of the
+// SDK), and the plugin has no dependency to install. The config schema is the manifest's.
+export default {
   id: ID,
   name: "cogit memory",
   description: "Git-backed, versioned memory for the agent.",
   register,
-});
+};
