@@ -1,8 +1,8 @@
 """A scripted stand-in for the OpenAI Responses API (`POST /v1/responses`, streamed as
 server-sent events), for driving the real Codex CLI without a network or a model.
 
-The script is a list of turns: ``{"bash": "cmd"}`` (a shell tool call) or a final text
-(a plain ``str``). Which turn a request gets is derived from the request (how many tool
+The script is a list of turns: ``{"bash": "cmd"}`` (Codex's shell tool call),
+``{"tool": NAME, "args": {...}}`` (any other function call) or a final text (a ``str``). Which turn a request gets is derived from the request (how many tool
 outputs its input already holds), so a retried request stays in step. Every request is
 recorded (path, parsed JSON body) so tests can assert what the model was shown.
 Standard library only.
@@ -102,6 +102,9 @@ class FakeOpenAI:
         if isinstance(turn, dict) and "bash" in turn:
             item = {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": "exec_command",
                     "arguments": json.dumps({"cmd": turn["bash"]})}
+        elif isinstance(turn, dict) and "tool" in turn:
+            item = {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": turn["tool"],
+                    "arguments": json.dumps(turn.get("args") or {})}
         else:
             item = {"type": "message", "role": "assistant", "id": f"msg_{n}",
                     "content": [{"type": "output_text", "text": str(turn)}]}
