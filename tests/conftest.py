@@ -39,6 +39,8 @@ def isolated_env(tmp_path, monkeypatch):
     monkeypatch.setenv("COGIT_HOME", str(tmp_path / "cogit-home"))
     monkeypatch.setenv("COGIT_AUTHOR", "Test Person <test@example.com>")
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    for key in ("CODEX_HOME", "GEMINI_CLI_HOME", "OPENCLAW_STATE_DIR"):  # other agents' config homes
+        monkeypatch.delenv(key, raising=False)
     monkeypatch.delenv("COGIT_IN_HOOK", raising=False)
     for key in [k for k in os.environ if k.startswith("GIT_")]:
         monkeypatch.delenv(key)

@@ -19,12 +19,14 @@ def check_agents(claude_project: str | None, fix: bool) -> list[Finding]:
     from cogit.install import AGENTS, installer
 
     out = []
-    for agent, label in AGENTS:
+    for agent in AGENTS:
         module = installer(agent)
+        if not hasattr(module, "our_commands"):
+            module = _Generic(module)
         for project in [None] + ([claude_project] if claude_project else []):
-            out += check_one(module, agent, label, project, fix)
+            out += check_one(module, agent, module.NAME, project, fix)
     if not out:
-        names = ", ".join(a for a, _ in AGENTS)
+        names = ", ".join(AGENTS)
         out.append(Finding("hooks", "ok", f"no agent settings hold cogit hooks (`cogit install AGENT` adds them; agents: {names})"))
     return out
 
@@ -58,6 +60,59 @@ def check_one(module, agent: str, label: str, project: str | None, fix: bool) ->
                         f"Run `cogit doctor --fix` (or `cogit install {agent}`) to upgrade them.", extra=facts)]
     return [Finding("hooks", "fail", f"an installed {label} hook command does not start cogit: {broken[0]}",
                     f"Run `cogit doctor --fix` (or `cogit install {agent}`) to point them at this cogit.", extra=facts)]
+
+
+class _Generic:
+    """The doctor's view of an installer that only knows install/uninstall: cogit's commands
+    are found by walking its settings file for handlers cogit wrote (cogit/install/hookfile.py
+    markers; OpenClaw's plugin entry holds the command as a list) and each is run with the
+    probe; a failing one is reinstalled by `--fix`."""
+
+    def __init__(self, module):
+        self.module = module
+        self.NAME = module.NAME
+
+    def settings_path(self, project):
+        return self.module.settings_path(project)
+
+    def load(self, path):
+        from cogit.install import hookfile
+
+        return (getattr(self.module, "load", None) or hookfile.load)(path)
+
+    def our_commands(self, data) -> list[tuple[str, str]]:
+        from cogit.install import hookfile
+
+        out = []
+
+        def walk(node, where):
+            if isinstance(node, dict):
+                cmd = node.get("command")
+                if isinstance(cmd, str) and hookfile.is_ours(node):
+                    out.append((where, cmd))
+                elif isinstance(cmd, list) and any("from cogit.hooks import run" in str(a) for a in cmd):
+                    home = node.get("home")
+                    prefix = f"COGIT_HOME={shlex.quote(home)} " if isinstance(home, str) else ""
+                    out.append((where, prefix + shlex.join([str(a) for a in cmd] + ["probe"])))
+                for k, v in node.items():
+                    walk(v, f"{where}.{k}" if where else str(k))
+            elif isinstance(node, list):
+                for v in node:
+                    walk(v, where)
+
+        walk(data, "")
+        return sorted(out)
+
+    def home_of(self, commands):
+        from cogit.install.claude import home_of
+
+        return home_of(commands)
+
+    def with_ours(self, data, home):
+        return data  # no old forms of these agents' commands exist yet: only the probe judges them
+
+    def install(self, project, home=None):
+        return self.module.install(project, home=home)
 
 
 def same_form(installed: list[tuple[str, str]], expected: list[tuple[str, str]]) -> bool:

@@ -8,25 +8,41 @@ import os
 import click
 
 from cogit.cli import cli
+from cogit.errors import InstallError
+from cogit.install import AGENTS, module
 from cogit.paths import Home
 
 
 @cli.command()
-@click.argument("agent", type=click.Choice(["claude"]))
-@click.option("--project", "project", type=click.Path(file_okay=False), help="Write DIR/.claude/settings.json instead of ~/.claude/settings.json.")
+@click.argument("agent", type=click.Choice(AGENTS), required=False)
+@click.option("--project", "project", type=click.Path(file_okay=False),
+              help="Write the agent's project settings in DIR (DIR/.claude/settings.json, DIR/.codex/hooks.json, ...) instead of the user's.")
 @click.option("--dry-run", is_flag=True, help="Print the settings that would be written; write nothing.")
-@click.option("--mcp", "with_mcp", is_flag=True, help="Also register `cogit mcp` as an MCP server (needs pip install 'cogit[mcp]').")
+@click.option("--mcp", "with_mcp", is_flag=True, help="Also register `cogit mcp` as an MCP server (Claude Code; needs pip install 'cogit[mcp]').")
 @click.pass_obj
-def install(obj, agent: str, project: str | None, dry_run: bool, with_mcp: bool) -> None:
-    """Add cogit's hooks to an agent's settings (kept beside the hooks already there)."""
-    from cogit.install import claude
+def install(obj, agent: str | None, project: str | None, dry_run: bool, with_mcp: bool) -> None:
+    """Add cogit's hooks to an agent's settings (kept beside the hooks already there).
 
+    Without AGENT: into every agent found on this machine."""
     # A non-default home is written into the hook command, so the agent finds it.
     default = Home.resolve(os.path.expanduser("~/.cogit"))
     home = None if obj.home == default else str(obj.home.root)
-    result = claude.install(project, home=home, dry_run=dry_run)
-    _report(result, dry_run, "Installed cogit's Claude Code hooks in", "cogit's hooks are already installed in")
+    agents = [agent] if agent else [a for a in AGENTS if module(a).found()]
+    if not agents:
+        raise InstallError("no agent found on this machine (looked for " + ", ".join(module(a).NAME for a in AGENTS) + ")",
+                           hint=f"Name one: `cogit install {'|'.join(AGENTS)}`.")
+    if not agent:
+        click.echo("Agents found: " + ", ".join(module(a).NAME for a in agents))
+    for name in agents:
+        mod = module(name)
+        result = mod.install(project, home=home, dry_run=dry_run)
+        _report(result, dry_run, f"Installed cogit's {mod.NAME} hooks in", f"cogit's {mod.NAME} hooks are already installed in")
+        if result["changed"] and not dry_run and mod.NEXT_STEP:
+            click.echo(f"  next: {mod.NEXT_STEP}")
     if with_mcp:
+        if "claude" not in agents:
+            raise InstallError("--mcp registers cogit's MCP server with Claude Code only so far",
+                               hint="Run `cogit install claude --mcp`; for other agents add `cogit mcp` to their MCP settings by hand.")
         _install_mcp(project, home, dry_run)
 
 
@@ -50,28 +66,33 @@ def _install_mcp(project: str | None, home: str | None, dry_run: bool) -> None:
 
 
 @cli.command()
-@click.argument("agent", type=click.Choice(["claude"]))
+@click.argument("agent", type=click.Choice(AGENTS))
 @click.option("--project", "project", type=click.Path(file_okay=False))
 @click.option("--dry-run", is_flag=True)
 def uninstall(agent: str, project: str | None, dry_run: bool) -> None:
-    """Remove exactly cogit's own hook entries (and its MCP server entry) from an agent's settings."""
-    from cogit.install import claude, mcp
-
-    result = claude.uninstall(project, dry_run=dry_run)
+    """Remove exactly cogit's own hook entries (and, for Claude Code, its MCP server entry) from an agent's settings."""
+    result = module(agent).uninstall(project, dry_run=dry_run)
     _report(result, dry_run, "Removed cogit's hooks from", "No cogit hooks in")
-    gone = mcp.unregister(mcp.claude_path(project), dry_run=dry_run)
-    if gone["changed"]:
-        click.echo(f"{'Would remove' if dry_run else 'Removed'} cogit's MCP server from {gone['path']}")
+    if agent == "claude":
+        from cogit.install import mcp
+
+        gone = mcp.unregister(mcp.claude_path(project), dry_run=dry_run)
+        if gone["changed"]:
+            click.echo(f"{'Would remove' if dry_run else 'Removed'} cogit's MCP server from {gone['path']}")
 
 
 def _report(result: dict, dry_run: bool, done: str, nothing: str) -> None:
     if dry_run:
         click.echo(f"# {result['path']} would be{'' if result['changed'] else ' unchanged'}:")
         click.echo(json.dumps(result["settings"], indent=2))
+        if result.get("plugin"):
+            click.echo(f"# plugin folder: {result['plugin']}")
         return
     if not result["changed"]:
         click.echo(f"{nothing} {result['path']}; nothing changed.")
         return
     click.echo(f"{done} {result['path']}")
+    if result.get("plugin"):
+        click.echo(f"  plugin: {result['plugin']}")
     if result["backup"]:
         click.echo(f"  backup of the previous file: {result['backup']}")

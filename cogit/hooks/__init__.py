@@ -14,6 +14,9 @@ import sys
 import time
 
 MAX_LOG_BYTES = 1_000_000
+# One adapter module per agent (cogit/hooks/<agent>.py): its payload -> the core's
+# internal event, the core's reply -> the output its agent accepts.
+AGENTS = ("claude", "codex", "gemini", "cursor", "openclaw")
 
 
 def run(args: list[str]) -> int:
@@ -29,9 +32,10 @@ def run(args: list[str]) -> int:
         if len(args) < 2:
             raise ValueError(f"usage: cogit hook <agent> <EVENT>, got {args!r}")
         agent, event = args[0], args[1]
-        if agent != "claude":
-            raise ValueError(f"unknown agent {agent!r} (known: claude)")
-        from cogit.hooks import claude
+        if agent not in AGENTS:
+            raise ValueError(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
+        __import__(f"cogit.hooks.{agent}")
+        adapter = sys.modules[f"cogit.hooks.{agent}"]
 
         if os.environ.get("COGIT_HOOK_PROBE") == "1":
             # `cogit doctor` asks whether an installed command still starts a working cogit:
@@ -39,7 +43,7 @@ def run(args: list[str]) -> int:
             real_stdout.write(f"cogit-probe {__import__('cogit').__version__}\n")
             real_stdout.flush()
             return 0
-        out = claude.main(event, sys.stdin.buffer, home_root)
+        out = adapter.main(event, sys.stdin.buffer, home_root)
         if out:
             # UTF-8 whatever the locale: `-E` (see cogit/launch.py) drops PYTHONIOENCODING.
             buffer = getattr(real_stdout, "buffer", None)

@@ -106,9 +106,10 @@ def on_session_start(event, session, cfg, home_root, timeout):
     text = None
     stale = False
     if digest and digest.get("text"):
-        text = with_time(digest["text"])
         heads = digest.get("heads") or {}
         stale = any(ref_head(home_root, b) != sha for b, sha in heads.items())
+        # An agent whose session start reaches no model (OpenClaw) gets it at its first prompt.
+        text = None if event.get("digest_at_first_prompt") else with_time(digest["text"])
 
     def update(state):
         _touch(state, event)
@@ -119,19 +120,7 @@ def on_session_start(event, session, cfg, home_root, timeout):
         if event.get("model"):
             state["model"] = event["model"]
         if text:
-            state["receipts"] = (state.get("receipts") or [])[-9:] + [
-                {
-                    "t": time.time(),
-                    "source": event.get("source") or "startup",
-                    "branch": branch,
-                    "commit": (digest.get("heads") or {}).get(branch),
-                    "chars": len(text),
-                    "tokens": (len(text) + 3) // 4,
-                    "cut": sum((digest.get("cut") or {}).values()),
-                    "shown": _shown(digest["text"]),  # learning loop: which rules were injected
-                }
-            ]
-            state["in_play"] = heuristic_ids(digest["text"])
+            _digest_receipt(state, event.get("source") or "startup", branch, digest, text)
 
     session.update(update, agent=event["agent"], timeout=timeout)
     stale_minutes = float((cfg.get("hooks") or {}).get("session_stale_minutes", 30))
@@ -143,6 +132,45 @@ def on_session_start(event, session, cfg, home_root, timeout):
         # timeout, and what it brings is in the digest from the next session on.
         spawn(home_root, ["pull", "--background", "--timeout", str(float(sync.get("pull_timeout_s", 3)) or 3.0)], "sync.log")
     return text
+
+
+def _digest_receipt(state, source, branch, digest, text):
+    """The whole digest was injected: its receipt, and the version the session now knows."""
+    from cogit.hooks import turn
+
+    turn.receipt(state, source, branch, digest, text, sum((digest.get("cut") or {}).values()), _shown(digest["text"]))
+    state["in_play"] = heuristic_ids(digest["text"])
+    turn.saw(state, digest)
+
+
+def _prompt_memory(event, state, cfg, home_root):
+    """Under the session lock, at a prompt: (the whole digest, for an agent that gets it at
+    its first prompt; what changed in memory since this session's last injection)."""
+    from cogit.hooks import turn
+
+    project = state.get("project")
+    if project is None and event.get("cwd"):  # a part that began without SessionStart
+        from cogit.scope import project_of
+
+        project = project_of(event["cwd"], cfg.get("projects", {}).get("overrides"))
+    branch, digest = "main", None
+    if project and project.get("branch"):
+        digest = read_digest(home_root, project["branch"])
+        branch = project["branch"] if digest is not None else "main"
+    if digest is None:
+        digest = read_digest(home_root, "main")
+    if event.get("digest_at_first_prompt") and "mem_marker" not in state:
+        if digest and digest.get("text"):
+            text = with_time(digest["text"])
+            _digest_receipt(state, "startup", branch, digest, text)
+            return text, None
+        return None, None
+    limit = (cfg.get("digest") or {}).get("turn_max_chars", turn.DEFAULT_MAX_CHARS)
+    try:
+        limit = max(0, min(int(limit), 9000))
+    except (TypeError, ValueError):
+        limit = turn.DEFAULT_MAX_CHARS
+    return None, turn.changes(state, digest, branch, limit)
 
 
 def on_prompt(event, session, cfg, home_root, timeout):
@@ -200,12 +228,24 @@ def on_prompt(event, session, cfg, home_root, timeout):
             )
         _senses_prompt(state, prompt, now, home_root, read)
         _learn_note(home_root, "note_prompt", state, cfg)
+        if learning:
+            from cogit.hooks import turn
 
+            turn.own(state, learning)
+        try:
+            reply["digest"], reply["update"] = _prompt_memory(event, state, cfg, home_root)
+        except Exception as e:  # what memory tells the model must not cost the session's records
+            from cogit.hooks import log
+
+            log(home_root, f"per-turn injection failed: {type(e).__name__}: {e}", exc=True)
+
+    reply = event["reply"] = {"digest": None, "update": None, "note": None}
     session.update(update, agent=event["agent"], timeout=timeout)
     if learning:
         spawn_finalize(home_root, session.id)
-        return f'cogit: noted for memory as a feedback learning: "{learning}"'
-    return None
+        reply["note"] = f'cogit: noted for memory as a feedback learning: "{learning}"'
+    parts = [reply[k] for k in ("digest", "update", "note") if reply[k]]
+    return "\n\n".join(parts) if parts else None
 
 
 def _know_project(state, event, cfg):
@@ -305,6 +345,10 @@ def on_post_tool(event, session, cfg, home_root, timeout):
         event["notice"] = (state.get("senses") or {}).pop("notice", None)
         if learnings:
             _know_project(state, event, cfg)
+            from cogit.hooks import turn
+
+            for learned in learnings:
+                turn.own(state, learned.get("text"))
         for learned in learnings:
             state["queue_seq"] = state.get("queue_seq", 0) + 1
             state["queue"].append(dict(learned, qid=state["queue_seq"], fold=f"{fold_prefix(state)}:q{state['queue_seq']}",

@@ -160,3 +160,13 @@ def uninstall(project: str | None = None, dry_run: bool = False) -> dict:
     if changed and not dry_run:
         backup = _write(path, path.read_text("utf-8"), new)
     return {"path": str(path), "changed": changed, "backup": str(backup) if backup else None, "settings": new}
+
+
+NAME = "Claude Code"
+NEXT_STEP = None
+
+
+def found() -> bool:
+    import shutil
+
+    return settings_path(None).parent.is_dir() or shutil.which("claude") is not None

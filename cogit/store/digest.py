@@ -151,6 +151,24 @@ def compile_text(scopes: list[tuple[str, dict]], config) -> dict:
     return {"text": text, "chars": len(text), "tokens": (len(text) + 3) // 4, "cut": cut, "shown": shown}
 
 
+FRESH = 12  # newest items per scope the hooks may announce at a prompt (see cogit/hooks/turn.py)
+
+
+def fresh(scopes: list[tuple[str, dict]], config) -> dict:
+    """What the per-prompt injection compares against: the newest items of each scope (by
+    creation) with the line the digest shows for them, and the ids of every item, so a
+    hook tells only what a session has not been shown yet (no YAML, no git in a hook)."""
+    items, ids = [], []
+    for _, state in scopes:
+        found = [(str(i.get("created_at") or ""), section, i) for section in HEADINGS for i in _items(state, section)
+                 if isinstance(i, dict) and i.get("id")]
+        ids += [str(i["id"]) for _, _, i in found]
+        found.sort(key=lambda t: t[0], reverse=True)
+        items += [{"id": str(i["id"]), "section": section, "text": " ".join(str(i.get("text", "")).split()),
+                   "line": _line(section, i, config)} for _, section, i in found[:FRESH]]
+    return {"fresh": items, "ids": ids}
+
+
 def hook_settings(config) -> dict:
     """The part of config that the hooks read, as plain JSON."""
     config = yamlio.plain(config or {})
@@ -213,7 +231,7 @@ def refresh(home: Home, repo, branch: str, known: dict | None = None) -> None:
             heads[target] = sha
         config = main_state.get("config")  # settings rule from main, in every scope
         compiled = compile_text(scopes, config)
-        compiled.update(branch=target, heads=heads, settings=hook_settings(config))
+        compiled.update(branch=target, heads=heads, settings=hook_settings(config), **fresh(scopes, config))
         path = cache_path(home, target)
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         git.write_atomic(path, json.dumps(compiled, ensure_ascii=False).encode("utf-8"), durable=False)

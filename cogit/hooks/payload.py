@@ -1,0 +1,91 @@
+"""What every adapter needs from a hook payload: read it bounded, pick fields by type.
+
+Standard library only (the hook path). An adapter turns its agent's payload into the
+core's internal event (a dict with the keys of `event()` below) and the core's reply
+into the one output form its agent accepts.
+"""
+
+from __future__ import annotations
+
+from cogit import bounds, jsonio
+
+DEFAULT_MAX_PAYLOAD = 4_000_000
+
+
+def _str(value, limit: int = bounds.NAME) -> str | None:
+    """A short string field, cut to `limit` (long texts, the prompt and the error, are cut
+    where they are analysed: cogit/bounds.py)."""
+    return value[:limit] if isinstance(value, str) else None
+
+
+def _text(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _path(value) -> str | None:
+    """A path; one longer than bounds.PATH names no real directory and is dropped."""
+    return value if isinstance(value, str) and len(value) <= bounds.PATH else None
+
+
+def _number(value):
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def read_payload(stream, limit: int = DEFAULT_MAX_PAYLOAD) -> dict:
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        while stream.read(1 << 20):  # drain, so the writer never blocks on a full pipe
+            pass
+        raise ValueError(f"payload over {limit} bytes; ignored")
+    if not data or data.isspace():  # (no strip(): it would copy 4 MB)
+        raise ValueError("empty payload")
+    text = data.decode("utf-8")
+    del data  # a 4 MB payload: hold the bytes, the text and the parsed value no longer than needed
+    payload = jsonio.loads(text)
+    del text
+    if not isinstance(payload, dict):
+        raise ValueError("payload is not a JSON object")
+    return payload
+
+
+def session_id(value, what: str = "session_id") -> str:
+    session = _text(value)
+    if not session:
+        raise ValueError(f"payload has no {what}")
+    if len(session) > bounds.NAME:
+        raise ValueError(f"{what} over {bounds.NAME} characters")
+    return session
+
+
+def event(agent: str, name: str, session: str, **fields) -> dict:
+    """The core's internal event: every key present, unknown ones None. `name` is one of
+    the core's events (cogit/hooks/core.py HANDLERS), which are Claude Code's names."""
+    out = {
+        "agent": agent,
+        "event": name,
+        "session_id": session,
+        "cwd": None,
+        "source": None,
+        "model": None,
+        "prompt": None,
+        "tool_name": None,
+        "tool_input": {},
+        "tool_response": None,
+        "error": None,
+        "tool_use_id": None,
+        "duration_ms": None,
+        "reason": None,
+        "trigger": None,
+        "failed": name == "PostToolUseFailure",
+        # Agents that inject nothing at session start (OpenClaw) get the whole digest
+        # at the first prompt of a session, then only what changed.
+        "digest_at_first_prompt": False,
+    }
+    out.update(fields)
+    return out
+
+
+def max_payload(home_root: str) -> int:
+    from cogit.hooks import core
+
+    return int(core.settings(home_root).get("hooks", {}).get("max_payload_bytes", DEFAULT_MAX_PAYLOAD))

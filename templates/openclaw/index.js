@@ -1,0 +1,140 @@
+// cogit memory for OpenClaw: every hook calls `cogit hook openclaw HOOK` with
+// {"event", "ctx"} as JSON on stdin, bounded in time, and fails open (no memory this
+// turn, never a broken turn). The digest goes in as appendSystemContext at the session's
+// first before_prompt_build and is kept for its later turns (system context is rebuilt
+// every turn); later turns get only what changed in memory, as prependContext. The
+// user's MEMORY.md is never written.
+//
+// The nox-cognitive seed's lifecycle maps onto it: session_start, before_agent_start
+// (now before_prompt_build), after_tool_call, agent_end, session_end.
+import { spawn } from "node:child_process";
+
+export const ID = "cogit";
+export const HOOKS = ["session_start", "before_prompt_build", "after_tool_call", "agent_end", "before_compaction", "session_end"];
+const DEFAULT_TIMEOUT_MS = 5000;
+const MAX_STDOUT = 256 * 1024;
+const MAX_TEXT = 64 * 1024;
+
+function cut(value) {
+  if (typeof value === "string") return value.length > MAX_TEXT ? value.slice(0, MAX_TEXT) : value;
+  return value;
+}
+
+// What a hook sends: the event's own fields that cogit reads, never the conversation.
+function pick(hook, event = {}, ctx = {}) {
+  const c = {};
+  for (const k of ["agentId", "sessionKey", "sessionId", "workspaceDir", "toolName", "toolCallId", "runId"]) {
+    if (typeof ctx[k] === "string") c[k] = ctx[k];
+  }
+  const e = {};
+  const keys = {
+    session_start: ["sessionId", "sessionKey", "resumedFrom"],
+    before_prompt_build: ["prompt"],
+    after_tool_call: ["toolName", "params", "toolCallId", "result", "error", "durationMs"],
+    agent_end: ["success", "error", "durationMs"],
+    before_compaction: ["messageCount", "tokenCount"],
+    session_end: ["sessionId", "sessionKey", "messageCount", "durationMs", "reason"],
+  }[hook] || [];
+  for (const k of keys) if (event[k] !== undefined) e[k] = cut(event[k]);
+  if (e.error && typeof e.error === "object") e.error = cut(String(e.error.message ?? e.error));
+  return { event: e, ctx: c };
+}
+
+function serialize(payload) {
+  try {
+    return JSON.stringify(payload);
+  } catch {
+    // A result that cannot be serialized (a cycle, a BigInt): send what can be.
+    const { event, ctx } = payload;
+    return JSON.stringify({ event: { ...event, params: undefined, result: undefined }, ctx });
+  }
+}
+
+// Run the hook; resolve to its JSON reply, or null on any failure or past the time bound.
+export function runHook(config, hook, payload) {
+  const argv = Array.isArray(config.command) && config.command.length ? config.command : ["cogit", "hook", "openclaw"];
+  const timeoutMs = Number.isInteger(config.timeoutMs) ? config.timeoutMs : DEFAULT_TIMEOUT_MS;
+  return new Promise((resolve) => {
+    let done = false;
+    let out = "";
+    const finish = (value) => {
+      if (!done) {
+        done = true;
+        clearTimeout(timer);
+        resolve(value);
+      }
+    };
+    let child;
+    try {
+      const env = { ...process.env };
+      if (typeof config.home === "string" && config.home) env.COGIT_HOME = config.home;
+      child = spawn(argv[0], [...argv.slice(1), hook], { env, stdio: ["pipe", "pipe", "ignore"] });
+    } catch {
+      return resolve(null);
+    }
+    const timer = setTimeout(() => {
+      try { child.kill("SIGKILL"); } catch {}
+      finish(null);
+    }, timeoutMs);
+    child.on("error", () => finish(null));
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      if (out.length > MAX_STDOUT) {
+        try { child.kill("SIGKILL"); } catch {}
+        finish(null);
+      }
+    });
+    child.on("close", () => {
+      if (!out.trim()) return finish(null);
+      try {
+        const reply = JSON.parse(out);
+        finish(reply && typeof reply === "object" && !Array.isArray(reply) ? reply : null);
+      } catch {
+        finish(null);
+      }
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(serialize(payload));
+  });
+}
+
+function sessionOf(event = {}, ctx = {}) {
+  return ctx.sessionId || event.sessionId || ctx.sessionKey || event.sessionKey || "";
+}
+
+export function register(api) {
+  const config = (api && api.pluginConfig) || {};
+  const systemBySession = new Map(); // session -> the digest injected at its first turn
+
+  const observe = (hook) => async (event, ctx) => {
+    await runHook(config, hook, pick(hook, event, ctx));
+  };
+
+  api.on("session_start", observe("session_start"));
+  api.on("after_tool_call", observe("after_tool_call"));
+  api.on("agent_end", observe("agent_end"));
+  api.on("before_compaction", observe("before_compaction"));
+  api.on("session_end", async (event, ctx) => {
+    systemBySession.delete(sessionOf(event, ctx));
+    await runHook(config, "session_end", pick("session_end", event, ctx));
+  });
+  api.on("before_prompt_build", async (event, ctx) => {
+    const key = sessionOf(event, ctx);
+    const reply = await runHook(config, "before_prompt_build", pick("before_prompt_build", event, ctx));
+    if (reply && typeof reply.appendSystemContext === "string") systemBySession.set(key, reply.appendSystemContext);
+    const result = {};
+    if (systemBySession.has(key)) result.appendSystemContext = systemBySession.get(key);
+    if (reply && typeof reply.prependContext === "string" && reply.prependContext) result.prependContext = reply.prependContext;
+    return result;
+  });
+}
+
+// The object definePluginEntry (openclaw/plugin-sdk/plugin-entry) would build, written out:
+// OpenClaw loads entries with require(), so no top-level await (no dynamic import of the
+// SDK), and the plugin has no dependency to install. The config schema is the manifest's.
+export default {
+  id: ID,
+  name: "cogit memory",
+  description: "Git-backed, versioned memory for the agent.",
+  register,
+};

@@ -1,0 +1,101 @@
+"""The real OpenClaw (from the npm registry via .ci/install-openclaw) accepts cogit's plugin
+as `cogit install openclaw` installs it: `openclaw plugins inspect cogit --runtime` loads
+the entry and every hook registers (agent_end and before_prompt_build only with the
+allowConversationAccess the installer sets)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+INSTALL = REPO / ".ci" / "install-openclaw"
+
+
+@pytest.fixture(scope="session")
+def openclaw_bin() -> str:
+    explicit = os.environ.get("COGIT_OPENCLAW_BIN")
+    if explicit:
+        return explicit
+    proc = subprocess.run([str(INSTALL)], capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        pytest.fail(f".ci/install-openclaw failed (exit {proc.returncode}):\n{proc.stderr}\n{proc.stdout}", pytrace=False)
+    return lines[-1]
+
+
+def inspect(openclaw_bin, state: Path, home: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_"))}
+    env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state))
+    proc = subprocess.run([openclaw_bin, "plugins", "inspect", "cogit", "--json", "--runtime"], capture_output=True,
+                          text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return json.loads(proc.stdout[proc.stdout.index("{"):])
+
+
+def test_openclaw_loads_the_installed_plugin_with_every_hook(initialized, openclaw_bin, tmp_path):
+    c = initialized
+    state = tmp_path / "openclaw-state"
+    c.run("install", "openclaw", env={"OPENCLAW_STATE_DIR": str(state)})
+    report = inspect(openclaw_bin, state, c.home.parent / "userhome")
+    plugin = report["plugin"]
+    assert plugin["id"] == "cogit" and plugin["status"] == "loaded" and plugin["enabled"] is True
+    assert sorted(h["name"] for h in report["typedHooks"]) == sorted(
+        ["session_start", "before_prompt_build", "after_tool_call", "agent_end", "before_compaction", "session_end"])
+    # The only diagnostic allowed: OpenClaw cannot verify where a copied plugin came from.
+    assert [d for d in report["diagnostics"] if "can't verify where this plugin came from" not in d["message"]] == []
+
+
+def test_openclaw_agent_turn_gets_the_digest_and_its_lesson_reaches_memory(initialized, openclaw_bin, tmp_path):
+    """`openclaw agent --local` (the embedded agent) against a scripted Responses API: the
+    digest arrives as plugin-injected system context, the "remember this" note in the
+    turn's prompt, the tool call in the session's records, the lesson in memory."""
+    from .fake_openai import FakeOpenAI
+
+    c = initialized
+    c.run("add", "learning", "Old lesson: the gateway restarts at 4am")
+    state, work, home = tmp_path / "openclaw-state", tmp_path / "work", c.home.parent / "userhome"
+    work.mkdir()
+    c.run("install", "openclaw", env={"OPENCLAW_STATE_DIR": str(state)})
+    fake = FakeOpenAI(script=[{"tool": "exec", "args": {"command": "ls"}}, "All done."]).start()
+    try:
+        cfg = json.loads((state / "openclaw.json").read_text())
+        cfg["models"] = {"providers": {"fake": {"baseUrl": fake.base_url, "apiKey": "dummy", "api": "openai-responses",
+                                                "models": [{"id": "m1", "name": "m1", "contextWindow": 128000, "maxTokens": 4096}]}}}
+        cfg["agents"] = {"defaults": {"model": {"primary": "fake/m1"}, "workspace": str(work)}}
+        (state / "openclaw.json").write_text(json.dumps(cfg, indent=2))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_", "OPENAI_"))}
+        env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state))
+        lesson = "the staging gateway listens on 18790"
+        proc = subprocess.run([openclaw_bin, "agent", "--local", "--session-id", "oc-e2e-1", "-m", f"remember this: {lesson}",
+                               "--json", "--timeout", "120"], cwd=work, env=env, capture_output=True, text=True, timeout=400,
+                              stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    finally:
+        fake.stop()
+    first = fake.main_requests()[0]
+    system = " ".join(p["text"] for i in first["input"] if i.get("role") == "system" for p in i["content"])
+    user = " ".join(p["text"] for i in first["input"] if i.get("role") == "user" for p in i["content"] if "text" in p)
+    assert system.count("<cogit-memory>") == 1 and "Old lesson: the gateway restarts at 4am" in system
+    assert f'cogit: noted for memory as a feedback learning: "{lesson}"' in user
+    session = json.loads((c.home / "runtime" / "sessions" / "oc-e2e-1" / "state.json").read_text())
+    assert session["agent"] == "openclaw" and session["agg"]["prompts"] == 1
+    assert [r["source"] for r in session["receipts"]] == ["startup"]
+    assert sum(t["calls"] for t in session["agg"]["tools"].values()) == 1
+
+    def stored():  # the workspace is a repository, so the lesson is in its project's scope
+        return c.json("log", "--event", "learning", "--session", "oc-e2e-1", "--project", str(work))
+
+    import time
+
+    for _ in range(30):
+        if stored():
+            break
+        time.sleep(1)
+    assert stored() and stored()[0]["trailers"]["Cogit-Agent"] == "openclaw"
+    log = c.home / "runtime" / "logs" / "hooks.log"
+    assert not log.exists() or log.read_text() == ""

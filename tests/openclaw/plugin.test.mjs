@@ -1,0 +1,141 @@
+// The OpenClaw plugin (templates/openclaw/index.js) loaded with a recording stand-in for
+// OpenClaw's plugin API: every hook fired as OpenClaw fires it, the real
+// `cogit hook openclaw` behind it, memory checked afterwards. Run by
+// tests/test_openclaw_plugin.py (node --test), with COGIT_PYTHON set.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import plugin, { HOOKS, ID } from "../../templates/openclaw/index.js";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PY = process.env.COGIT_PYTHON || "python3";
+const CODE = "import sys; from cogit.hooks import run; sys.exit(run(sys.argv[1:]))";
+
+function cogit(home, ...args) {
+  return execFileSync(PY, ["-m", "cogit", ...args], { env: { ...process.env, COGIT_HOME: home }, encoding: "utf8" });
+}
+
+function newHome() {
+  const dir = mkdtempSync(join(tmpdir(), "cogit-openclaw-"));
+  const home = join(dir, "cogit-home");
+  cogit(home, "init");
+  return { dir, home };
+}
+
+// What OpenClaw hands a plugin's register(): here it records what was registered.
+function recordingApi(pluginConfig) {
+  const handlers = new Map();
+  return {
+    id: ID,
+    pluginConfig,
+    logger: { info() {}, warn() {}, error() {}, debug() {} },
+    on(name, handler, opts) {
+      assert.equal(handlers.has(name), false, `${name} registered twice`);
+      handlers.set(name, { handler, opts });
+    },
+    handlers,
+    fire(name, event, ctx) {
+      return handlers.get(name).handler(event, ctx);
+    },
+  };
+}
+
+async function until(check, ms = 20000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  return check();
+}
+
+test("the manifest and package.json are what OpenClaw reads", () => {
+  const root = join(HERE, "..", "..", "templates", "openclaw");
+  const manifest = JSON.parse(readFileSync(join(root, "openclaw.plugin.json"), "utf8"));
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  assert.equal(manifest.id, ID);
+  assert.equal(manifest.configSchema.type, "object");
+  assert.deepEqual(pkg.openclaw.extensions, ["./index.js"]);
+  assert.equal(plugin.id, ID);
+  assert.equal(typeof plugin.register, "function");
+});
+
+test("register() hooks the session lifecycle, the prompt, tool calls and agent_end, nothing gating", () => {
+  const api = recordingApi({});
+  plugin.register(api);
+  assert.deepEqual([...api.handlers.keys()].sort(), [...HOOKS].sort());
+  // before_tool_call fails closed in OpenClaw (a throw or timeout blocks the tool): never registered.
+  assert.equal(api.handlers.has("before_tool_call"), false);
+  assert.equal(api.handlers.has("before_agent_start"), false); // deprecated: "unknown typed hook"
+});
+
+test("a session through every hook: digest, per-turn update, tool calls and lessons in memory", async () => {
+  const { dir, home } = newHome();
+  cogit(home, "add", "learning", "Restart the gateway after config edits");
+  const api = recordingApi({ command: [PY, "-E", "-P", "-c", CODE, "openclaw"], home, timeoutMs: 15000 });
+  plugin.register(api);
+  const ctx = { agentId: "main", sessionKey: "agent:main:main", sessionId: "oc-session-1", workspaceDir: dir };
+
+  assert.equal(await api.fire("session_start", { sessionId: "oc-session-1", sessionKey: "agent:main:main" }, ctx), undefined);
+  const first = await api.fire("before_prompt_build", { prompt: "hello", messages: [{ role: "user", content: "hello" }] }, ctx);
+  assert.deepEqual(Object.keys(first), ["appendSystemContext"]);
+  assert.match(first.appendSystemContext, /^<cogit-memory>/);
+  assert.match(first.appendSystemContext, /Restart the gateway after config edits/);
+
+  for (let i = 0; i < 3; i++) {
+    const out = await api.fire("after_tool_call", {
+      toolName: "exec", params: { command: "npm test" }, toolCallId: `call-${i}`,
+      error: "Exit code 1\nnpm ERR! Missing script: \"test\"", durationMs: 40,
+    }, { ...ctx, toolName: "exec", toolCallId: `call-${i}` });
+    assert.equal(out, undefined); // observe-only
+  }
+
+  const second = await api.fire("before_prompt_build", { prompt: "remember this: the gateway listens on port 18789" }, ctx);
+  assert.equal(second.appendSystemContext, first.appendSystemContext); // kept for the session's later turns
+  assert.equal(second.prependContext, 'cogit: noted for memory as a feedback learning: "the gateway listens on port 18789"');
+
+  // A lesson from elsewhere (another session, a pull) reaches the next turn, once.
+  cogit(home, "add", "learning", "Pulled from the laptop: staging is read-only on Fridays");
+  const third = await api.fire("before_prompt_build", { prompt: "go on" }, ctx);
+  assert.match(third.prependContext, /^<cogit-memory-update>/);
+  assert.equal(third.prependContext.split("staging is read-only on Fridays").length, 2);
+  assert.doesNotMatch(third.prependContext, /18789/); // its own lesson is not told back
+  const fourth = await api.fire("before_prompt_build", { prompt: "and then?" }, ctx);
+  assert.deepEqual(fourth, { appendSystemContext: first.appendSystemContext });
+
+  await api.fire("agent_end", { success: true, durationMs: 1200, messages: [] }, ctx);
+  await api.fire("before_compaction", { messageCount: 12, tokenCount: 9000 }, ctx);
+  await api.fire("session_end", { sessionId: "oc-session-1", messageCount: 12, durationMs: 60000, reason: "new" }, ctx);
+
+  const folded = () => JSON.parse(cogit(home, "log", "--session", "oc-session-1", "--json"))
+    .find((c) => c.trailers["Cogit-Event"] === "session.end");
+  assert.ok(await until(() => folded() !== undefined), "the session was folded into memory");
+  const end = folded();
+  assert.equal(end.trailers["Cogit-Agent"], "openclaw");
+  assert.match(end.trailers["Cogit-Digest"], /^startup [0-9a-f]{12} .*; turn [0-9a-f]{12} /);
+  const tools = JSON.parse(cogit(home, "show", "tools", "--json")).tools.tools;
+  assert.equal(tools.Bash.calls, 3);
+  assert.equal(tools.Bash.failures, 3);
+  const learnings = JSON.parse(cogit(home, "show", "learnings", "--json")).learnings.map((l) => l.text);
+  assert.ok(learnings.includes("the gateway listens on port 18789"));
+  // After session_end the plugin forgets the session's system context.
+  const again = await api.fire("before_prompt_build", { prompt: "new session, same id" }, ctx);
+  assert.equal(again.appendSystemContext === first.appendSystemContext, false);
+});
+
+test("fails open: no binary, a hang past the bound, garbage on stdout", async () => {
+  const ctx = { sessionId: "oc-x", workspaceDir: tmpdir() };
+  for (const [command, timeoutMs] of [[["/nonexistent/cogit"], 5000], [["sh", "-c", "sleep 5"], 300], [["sh", "-c", "echo not json"], 5000]]) {
+    const api = recordingApi({ command, timeoutMs });
+    plugin.register(api);
+    const started = Date.now();
+    assert.deepEqual(await api.fire("before_prompt_build", { prompt: "hi" }, ctx), {});
+    assert.equal(await api.fire("after_tool_call", { toolName: "exec", params: {}, result: "x" }, ctx), undefined);
+    assert.ok(Date.now() - started < 3000, `${command} took ${Date.now() - started} ms`);
+  }
+});
