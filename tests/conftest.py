@@ -15,6 +15,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# The real-local-model test needs ~730 MB of node-llama-cpp and a GGUF, and minutes of CPU:
+# it is opt-in (COGIT_REAL_MODEL=1), never collected-and-skipped in the default run.
+collect_ignore = [] if os.environ.get("COGIT_REAL_MODEL") == "1" else ["test_reflect_real_model.py"]
+
 # CI replays the same examples every run (a red CI must be reproducible); a developer's
 # run draws new ones, which is how the property tests keep finding bugs.
 settings.register_profile("ci", derandomize=True, database=None)
