@@ -111,6 +111,7 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
     """Everything the page shows, as plain JSON-able data."""
     from cogit.learn import ledger
     from cogit.learn.rules import _row as rule_row
+    from cogit.learn.rules import entries_of
 
     if max_commits < 1:
         raise UsageError("--max-commits must be at least 1", hint="Give how many of the newest commits to show, e.g. --max-commits 400.")
@@ -180,6 +181,7 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
                             added[key] = c["sha"]
 
         items, tools, rules = [], [], []
+        books: dict = {}  # branch -> its ledger, read once
         for branch, name in scopes:
             sha = git.head(repo, branch)
             state = yamlio.plain(dict(load_state(repo, sha)))
@@ -204,9 +206,8 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
                                     "priorities": [_cut(p, 300) for p in (focus.get("priorities") or [])[:20]]}})
             tools.append(_tools(name, state.get("tools") or {}, state.get("engagement") or {}))
             rule_items = (state.get("rules") or {}).get("items") or []
-            book = ledger.read(repo, branch) if rule_items else {}
             for rule in rule_items:
-                entries = book.get(rule.get("id"), [])
+                entries = entries_of(repo, rule.get("id"), branch, books)  # a global rule's evidence in every scope
                 row = rule_row(rule, entries, branch, now, config)
                 points = ledger.history(entries, ledger.parse_time(rule.get("created_at")), now, config)
                 rules.append({

@@ -289,7 +289,7 @@ def _scopes(repo) -> list[str]:
     return [git.MAIN] + [b for b in git.branches(repo) if b.startswith("project/")]
 
 
-def _entries(repo, rule_id: str, branch: str, books: dict) -> list:
+def entries_of(repo, rule_id: str, branch: str, books: dict) -> list:
     """A rule's ledger: its branch's evidence, and for a global rule also what every project
     recorded of it (each piece of evidence is in exactly one scope), oldest first."""
     def book(b):
@@ -328,7 +328,7 @@ def listing(home: Home, branches: list[str] | None = None, now: float | None = N
                 continue
             items = (load_state(repo, sha).get("rules") or {}).get("items") or []
             for rule in items:
-                out.append(_row(rule, _entries(repo, rule.get("id"), b, books), b, now, config))
+                out.append(_row(rule, entries_of(repo, rule.get("id"), b, books), b, now, config))
         return sorted(out, key=lambda r: (-r["confidence"], r["id"]))
     finally:
         repo.close()
@@ -372,7 +372,7 @@ def show(home: Home, rule_id: str, now: float | None = None) -> dict:
             rule = next((r for r in items if r.get("id") == rule_id), None)
             if rule is None:
                 continue
-            entries = _entries(repo, rule_id, b, books)
+            entries = entries_of(repo, rule_id, b, books)
             row = _row(rule, entries, b, now, config)
             row["ledger"] = [{"kind": e.kind, "session": e.session, "commit": e.sha, "time": now_iso(e.time),
                               "injected": e.injected, "scope": e.scope} for e in entries]
