@@ -18,7 +18,7 @@ from cogit.paths import Home
 @click.option("--project", "project", type=click.Path(file_okay=False),
               help="Write the agent's project settings in DIR (DIR/.claude/settings.json, DIR/.codex/hooks.json, ...) instead of the user's.")
 @click.option("--dry-run", is_flag=True, help="Print the settings that would be written; write nothing.")
-@click.option("--mcp", "with_mcp", is_flag=True, help="Also register `cogit mcp` as an MCP server (Claude Code; needs pip install 'cogit[mcp]').")
+@click.option("--mcp", "with_mcp", is_flag=True, help="Also register `cogit mcp` as an MCP server (Claude Code, Codex, Gemini CLI, Cursor; needs pip install 'cogit[mcp]').")
 @click.pass_obj
 def install(obj, agent: str | None, project: str | None, dry_run: bool, with_mcp: bool) -> None:
     """Add cogit's hooks to an agent's settings (kept beside the hooks already there).
@@ -40,21 +40,22 @@ def install(obj, agent: str | None, project: str | None, dry_run: bool, with_mcp
         if result["changed"] and not dry_run and mod.NEXT_STEP:
             click.echo(f"  next: {mod.NEXT_STEP}")
     if with_mcp:
-        if "claude" not in agents:
-            raise InstallError("--mcp registers cogit's MCP server with Claude Code only so far",
-                               hint="Run `cogit install claude --mcp`; for other agents add `cogit mcp` to their MCP settings by hand.")
-        _install_mcp(project, home, dry_run)
+        for name in agents:
+            if name == "openclaw":  # its plugin is how OpenClaw reaches cogit; no MCP entry is written for it
+                click.echo("  OpenClaw: no MCP server registered (add `cogit mcp` to its MCP settings by hand if you want it)")
+                continue
+            _install_mcp(name, project, home, dry_run)
 
 
-def _install_mcp(project: str | None, home: str | None, dry_run: bool) -> None:
+def _install_mcp(agent: str, project: str | None, home: str | None, dry_run: bool) -> None:
     from importlib.util import find_spec
 
     from cogit.install import mcp
 
-    result = mcp.register(mcp.claude_path(project), home, dry_run=dry_run)
+    result = mcp.register_for(agent, project, home, dry_run=dry_run)
     if dry_run:
-        click.echo(f"# {result['path']} would {'get' if result['changed'] else 'keep'} mcpServers.cogit:")
-        click.echo(json.dumps(result["entry"], indent=2))
+        click.echo(f"# {result['path']} would {'get' if result['changed'] else 'keep'} cogit's MCP server:")
+        click.echo(result["entry"] if isinstance(result["entry"], str) else json.dumps(result["entry"], indent=2))
     elif result["changed"]:
         click.echo(f"Registered cogit's MCP server in {result['path']}")
         if result["backup"]:
@@ -70,15 +71,14 @@ def _install_mcp(project: str | None, home: str | None, dry_run: bool) -> None:
 @click.option("--project", "project", type=click.Path(file_okay=False))
 @click.option("--dry-run", is_flag=True)
 def uninstall(agent: str, project: str | None, dry_run: bool) -> None:
-    """Remove exactly cogit's own hook entries (and, for Claude Code, its MCP server entry) from an agent's settings."""
+    """Remove exactly cogit's own hook entries (and its MCP server entry) from an agent's settings."""
     result = module(agent).uninstall(project, dry_run=dry_run)
     _report(result, dry_run, "Removed cogit's hooks from", "No cogit hooks in")
-    if agent == "claude":
-        from cogit.install import mcp
+    from cogit.install import mcp
 
-        gone = mcp.unregister(mcp.claude_path(project), dry_run=dry_run)
-        if gone["changed"]:
-            click.echo(f"{'Would remove' if dry_run else 'Removed'} cogit's MCP server from {gone['path']}")
+    gone = mcp.unregister_for(agent, project, dry_run=dry_run)
+    if gone["changed"]:
+        click.echo(f"{'Would remove' if dry_run else 'Removed'} cogit's MCP server from {gone['path']}")
 
 
 def _report(result: dict, dry_run: bool, done: str, nothing: str) -> None:

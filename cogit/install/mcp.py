@@ -1,7 +1,9 @@
 """Registering `cogit mcp` in an agent's MCP configuration (`install ... --mcp`).
 
-The agents keep MCP servers in a JSON object `mcpServers` (Claude Code: `~/.claude.json`
-for the user, `.mcp.json` in a project). We merge one entry, `cogit`, and keep every other
+Claude Code, Gemini CLI and Cursor keep MCP servers in a JSON object `mcpServers`
+(Claude Code: `~/.claude.json` for the user, `.mcp.json` in a project; Gemini CLI: its
+`settings.json`; Cursor: `.cursor/mcp.json`); Codex in TOML tables `[mcp_servers.NAME]`
+of `config.toml` (see `register_toml`). We merge one entry, `cogit`, and keep every other
 server and key as it was; a second run changes nothing; a file that cannot be parsed is
 refused with nothing written; a backup is kept before any change; uninstall removes only
 an entry whose command is ours (a server the user named `cogit` themselves stays).
@@ -22,10 +24,11 @@ NAME = "cogit"
 CODE = "import sys; from cogit.entry import main; sys.exit(main(['mcp']))"
 
 
-def server_entry(home: str | None, python: str | None = None) -> dict:
+def server_entry(home: str | None, python: str | None = None, typed: bool = True) -> dict:
     import sys
 
-    entry = {"type": "stdio", "command": python or sys.executable, "args": [*SAFE_FLAGS, "-c", CODE]}
+    entry = {"type": "stdio"} if typed else {}  # only Claude Code's format has (and wants) a type
+    entry.update(command=python or sys.executable, args=[*SAFE_FLAGS, "-c", CODE])
     if home:
         entry["env"] = {"COGIT_HOME": home}
     return entry
@@ -42,6 +45,38 @@ def claude_path(project: str | None) -> Path:
         return Path(project).expanduser().absolute() / ".mcp.json"
     base = os.environ.get("CLAUDE_CONFIG_DIR")
     return (Path(base).expanduser() if base else Path.home()) / ".claude.json"
+
+
+def path_for(agent: str, project: str | None) -> Path:
+    """The file holding `agent`'s MCP servers (user-wide, or the project's with `project`)."""
+    if agent == "claude":
+        return claude_path(project)
+    from cogit.install import module
+
+    mod = module(agent)
+    if agent == "gemini":
+        return mod.settings_path(project)  # hooks and mcpServers share settings.json
+    if agent == "cursor":
+        return mod.config_dir(project) / "mcp.json"
+    if agent == "codex":
+        return mod.config_dir(project) / "config.toml"
+    raise InstallError(f"cogit cannot register its MCP server with {mod.NAME} yet",
+                       hint="Add `cogit mcp` to that agent's MCP settings by hand (see README \"The MCP server\").")
+
+
+def register_for(agent: str, project: str | None, home: str | None, dry_run: bool = False) -> dict:
+    path = path_for(agent, project)
+    if agent == "codex":
+        return register_toml(path, home, dry_run)
+    return register(path, home, dry_run, typed=agent == "claude")
+
+
+def unregister_for(agent: str, project: str | None, dry_run: bool = False) -> dict:
+    try:
+        path = path_for(agent, project)
+    except InstallError:
+        return {"path": "", "changed": False, "backup": None, "entry": None}
+    return unregister_toml(path, dry_run) if agent == "codex" else unregister(path, dry_run)
 
 
 def _load(path: Path) -> tuple[dict, str | None]:
@@ -76,14 +111,14 @@ def _write(path: Path, old_text: str | None, data: dict) -> str | None:
     return str(backup) if backup else None
 
 
-def register(path: Path, home: str | None, dry_run: bool = False) -> dict:
+def register(path: Path, home: str | None, dry_run: bool = False, typed: bool = True) -> dict:
     """Add (or update) the `cogit` server in `path`. Returns {"path", "changed", "backup", "entry"}."""
     data, text = _load(path)
     servers = data.get("mcpServers") or {}
     if NAME in servers and not is_ours(servers[NAME]):
         raise InstallError(f"{path} already has an MCP server named {NAME!r} that is not cogit's; nothing was written",
                            hint="Rename or remove that entry by hand, then run the command again.")
-    entry = server_entry(home)
+    entry = server_entry(home, typed=typed)
     changed = servers.get(NAME) != entry
     if changed and not dry_run:
         new = json.loads(json.dumps(data))
@@ -104,3 +139,105 @@ def unregister(path: Path, dry_run: bool = False) -> dict:
         del new["mcpServers"][NAME]
         backup = _write(path, text, new)
     return {"path": str(path), "changed": changed, "backup": backup, "entry": None}
+
+
+# ---------------------------------------------------------------- Codex: config.toml
+# The standard library reads TOML (tomllib) but does not write it. We never re-serialise
+# the user's file: we check it parses, then add, replace or remove exactly one table of
+# our own, `[mcp_servers.cogit]`, as text, and check the result parses to the same file
+# plus (or minus) that table.
+
+HEADER = f"[mcp_servers.{NAME}]"
+
+
+def _toml_str(value: str) -> str:
+    import json as _json
+
+    return _json.dumps(value)  # a JSON string is a valid TOML basic string
+
+
+def toml_block(home: str | None) -> str:
+    entry = server_entry(home, typed=False)
+    lines = [HEADER, f"command = {_toml_str(entry['command'])}",
+             "args = [" + ", ".join(_toml_str(a) for a in entry["args"]) + "]"]
+    if home:
+        lines.append(f"env = {{ COGIT_HOME = {_toml_str(home)} }}")
+    return "\n".join(lines) + "\n"
+
+
+def _parse_toml(path: Path, text: str) -> dict:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InstallError(f"{path} is not valid TOML ({e}); nothing was written",
+                           hint="Fix the file by hand (or move it away) and run the command again.") from None
+
+
+def _split(text: str) -> tuple[str, str | None, str]:
+    """(before, our table's text or None, after)."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.strip() == HEADER:
+            j = i + 1
+            while j < len(lines) and not lines[j].lstrip().startswith("["):
+                j += 1
+            return "".join(lines[:i]), "".join(lines[i:j]), "".join(lines[j:])
+    return text, None, ""
+
+
+def _ours_in_toml(data: dict) -> dict | None:
+    server = (data.get("mcp_servers") or {}).get(NAME)
+    return server if isinstance(server, dict) else None
+
+
+def register_toml(path: Path, home: str | None, dry_run: bool = False) -> dict:
+    text = path.read_text("utf-8") if path.exists() else ""
+    data = _parse_toml(path, text)
+    existing = _ours_in_toml(data)
+    before, block, after = _split(text)
+    if existing is not None and (block is None or not is_ours(existing)):
+        raise InstallError(f"{path} already has an MCP server named {NAME!r} that is not cogit's (or not as a [mcp_servers.{NAME}] table); nothing was written",
+                           hint="Rename or remove it by hand, then run the command again.")
+    new_block = toml_block(home)
+    changed = block != new_block
+    backup = None
+    if changed and not dry_run:
+        sep = "" if not before or before.endswith("\n\n") else ("\n" if before.endswith("\n") else "\n\n")
+        new_text = before + sep + new_block + (("\n" + after) if after else "")
+        check = _parse_toml(path, new_text)
+        assert _ours_in_toml(check) is not None and {k: v for k, v in check.items() if k != "mcp_servers"} == \
+            {k: v for k, v in data.items() if k != "mcp_servers"}, "the TOML edit changed more than our table"
+        backup = _write_text(path, text if path.exists() else None, new_text)
+    return {"path": str(path), "changed": changed, "backup": backup, "entry": new_block}
+
+
+def unregister_toml(path: Path, dry_run: bool = False) -> dict:
+    if not path.exists():
+        return {"path": str(path), "changed": False, "backup": None, "entry": None}
+    text = path.read_text("utf-8")
+    data = _parse_toml(path, text)
+    before, block, after = _split(text)
+    changed = block is not None and is_ours(_ours_in_toml(data))
+    backup = None
+    if changed and not dry_run:
+        new_text = before.rstrip("\n") + ("\n" if before.strip() else "") + (("\n" + after) if after else "")
+        _parse_toml(path, new_text)
+        backup = _write_text(path, text, new_text)
+    return {"path": str(path), "changed": changed, "backup": backup, "entry": None}
+
+
+def _write_text(path: Path, old_text: str | None, new_text: str) -> str | None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    backup = None
+    if old_text is not None:
+        backup = path.with_name(f"{path.name}.cogit-backup-{time.strftime('%Y%m%dT%H%M%S')}")
+        backup.write_text(old_text, "utf-8")
+        os.chmod(backup, 0o600)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(new_text, "utf-8")
+    if path.exists():
+        os.chmod(tmp, path.stat().st_mode & 0o777)
+    os.replace(tmp, path)
+    return str(backup) if backup else None
