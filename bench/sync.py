@@ -32,7 +32,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cogit.paths import Home  # noqa: E402
-from cogit.store import digest, memory, schema, sync, yamlio  # noqa: E402
+from cogit.store import digest, memory, schema, yamlio  # noqa: E402
+from cogit.sync import remote as sync  # noqa: E402
 from cogit.store import repo as git  # noqa: E402
 from cogit.store.provenance import Provenance, message  # noqa: E402
 from cogit.store.state import STATE_FILES, template_text  # noqa: E402

@@ -221,7 +221,7 @@ def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool) -> None:
         if not results:
             click.echo("Nothing to finalize.")
     if then_sync:
-        from cogit.store.sync import background
+        from cogit.sync.remote import background
 
         background(obj.home, "push")
 

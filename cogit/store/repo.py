@@ -2,7 +2,7 @@
 
 Commits are built on the object layer (blob, tree, commit, then a compare-and-swap
 of the branch ref): about 2 ms, no auto-gc stalls, no index race, and any branch
-can be written without a checkout. `store/transport.py` is the adapter's other
+can be written without a checkout. `sync/transport.py` is the adapter's other
 half (remotes). Nothing here looks at the current directory or `GIT_*` variables:
 they are removed from this process's environment on import, because cogit runs
 inside other tools' hooks and git exports GIT_DIR and friends to its hooks.

@@ -22,10 +22,9 @@ from cogit.paths import Home
 from cogit.scope import project_of, slugify
 from cogit.store import repo as git
 from cogit.store import yamlio
-from cogit.store.provenance import COMMITTER, Provenance, message, parse
-from cogit.store.schema import SECTIONS
-from cogit.store.state import ITEM_SECTIONS, SINGULAR, filename, find, new_id, now_iso, template_text
-from cogit.store.write import Change, State, commit_locked, load_state, main_config, memory_lock
+from cogit.store.provenance import Provenance, parse
+from cogit.store.state import ITEM_SECTIONS, SINGULAR, find, new_id, now_iso
+from cogit.store.write import Change, State, commit_locked, create_root, load_state, main_config, memory_lock  # noqa: F401
 
 PREFIX = "project/"
 GLOBAL_NAMES = ("global", "main")
@@ -113,14 +112,6 @@ def project_name(repo, branch: str, depth: int = 50) -> str:
         if name and name != "global":
             return name
     return branch[len(PREFIX):]
-
-
-def create_root(repo, branch: str, name: str) -> str:
-    """Start a project branch: a root commit of the templates. The caller holds the lock."""
-    files = {filename(s): template_text(s).encode("utf-8") for s in SECTIONS}
-    prov = Provenance(event="project.create", source="cli", project=name or branch[len(PREFIX):])
-    summary = f"Create project memory {name or branch}"
-    return git.commit(repo, branch, files, message(summary, "", prov), prov.author_line(), COMMITTER, None)
 
 
 def ensure_exists(home: Home, scope: Scope) -> None:

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Callable
 
 from cogit.errors import InvalidState
-from cogit.store import canonical_reader, loader, schema, yamlio
+from cogit.store import loader, schema, yamlio
+from cogit.sync import canonical_reader
 from cogit.store import repo as git
 from cogit.store.state import STATE_FILES, filename, section_of_file
 
