@@ -56,7 +56,8 @@ def init(path: Path) -> Repo:
     repo = Repo.init(str(path))
     repo.refs.set_symbolic_ref(b"HEAD", branch_ref(MAIN))
     config = repo.get_config()
-    # Never garbage-collect inline: a hook must not stall for seconds (dulwich-notes §2a).
+    # Never garbage-collect inline: a hook must not stall for seconds (dulwich-notes §2a);
+    # the detached work after a session packs instead (store/maintain.py).
     config.set((b"gc",), b"auto", b"0")
     config.write_to_path()
     return repo
@@ -509,6 +510,18 @@ def object_files(root: Path) -> set[str]:
             continue
         out.update(os.path.join(rel, n) for n in names)
     return out
+
+
+def pack_objects(repo: Repo, full: bool) -> None:
+    """Move loose objects into a pack (`full`: fold every pack and loose object into one).
+
+    The fallback of store/maintain.py when there is no `git` binary: dulwich writes the
+    new pack completely before it deletes what the pack now holds, and keeps every
+    object, reachable or not."""
+    if full:
+        repo.object_store.repack()
+    else:
+        repo.object_store.pack_loose_objects()
 
 
 def remove_object_files(root: Path, names: set[str]) -> None:
