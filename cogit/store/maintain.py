@@ -21,8 +21,8 @@ never in a writer's way:
   bigger, still one file per pack instead of one per object).
 - Reflogs keep their last REFLOG_KEEP entries; trimming takes the memory lock for the
   few milliseconds of a rename, and only if it is free.
-- runtime/cache/parsed keeps at most CACHE_BYTES: the least recently used documents
-  go first (store/loader.py touches a file when it reads it).
+- runtime/cache/parsed keeps at most CACHE_BYTES of disk blocks: the least recently
+  used documents go first (store/loader.py touches a file when it reads it).
 """
 
 from __future__ import annotations
@@ -205,8 +205,9 @@ def _evict_cache(home: Home, limit: int) -> list[str]:
                     st = e.stat()
                 except OSError:
                     continue
-                entries.append((st.st_mtime, st.st_size, e.path))
-                total += st.st_size
+                size = getattr(st, "st_blocks", 0) * 512 or st.st_size  # the disk it takes, as du counts
+                entries.append((st.st_mtime, size, e.path))
+                total += size
     except OSError:
         return []
     if total <= limit:
