@@ -13,7 +13,8 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cogit.store import canonical_reader, yamlio
+from cogit.store import yamlio
+from cogit.sync import canonical_reader
 from cogit.store.schema import SECTIONS
 from cogit.store.state import template_text
 
@@ -100,3 +101,43 @@ def test_an_extra_space_after_a_dash_is_refused_at_once():
     # Found by the property test in CI: "-  x: y" made the sequence reader loop forever.
     for text in (b"items:\n  -  x: y\n", b"a:\n  -  - b: c\n", b"items:\n  -   id: l-1\n    text: t\n"):
         assert canonical_reader.read(text) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(items=st.lists(ITEM, min_size=1, max_size=4), cut=st.integers(0, 1500), insert=st.sampled_from(
+    ["", " ", "\n", "#", "- ", "  - ", ": ", "\t", "'", '"', "  ", "x: 1\n", "\n  - id: l-000000", "\n    y: 1", "items:\n"]))
+def test_entries_read_before_never_vouch_for_a_file_that_is_not_canonical(items, cut, insert):
+    # Pull validation reads each list entry once (the same entries recur in every version of
+    # a file); a file of known entries must still be refused unless it is canonical as a whole.
+    doc = {"schema_version": 1, "items": items}
+    text = yamlio.canonical(doc, "# learnings\n")
+    assert same(canonical_reader.read(text.encode()), doc)  # every entry is known now
+    assert same(canonical_reader.read(text.encode()), doc)  # and read again from what is known
+    cut = min(cut, len(text))
+    mutated = text[:cut] + insert + text[cut:]
+    fast = canonical_reader.read(mutated.encode())
+    if fast is None:
+        return
+    try:
+        slow = yamlio.plain(yamlio.load(mutated))
+    except yamlio.YamlProblem:
+        raise AssertionError(f"fast reader accepted text ruamel refuses: {mutated!r}")
+    assert same(fast, slow), mutated
+    assert yamlio.canonical(fast, yamlio.header_of(mutated)) == mutated, mutated
+
+
+def test_a_known_entry_does_not_hide_a_changed_neighbour_or_key():
+    one = {"id": "l-000001", "text": "first", "category": "insight", "source": "hook",
+           "created_at": "2026-11-30T10:00:00Z", "updated_at": "2026-11-30T10:00:00Z"}
+    two = dict(one, id="l-000002", text="second")
+    text = yamlio.canonical({"schema_version": 1, "items": [one, two]}, "")
+    assert same(canonical_reader.read(text.encode()), {"schema_version": 1, "items": [one, two]})
+    for bad in (text.replace("text: second", "text: 'second'"),       # a new entry, not canonical
+                text.replace("schema_version: 1", "schema_version:  1"),  # the rest, not canonical
+                text.replace("schema_version: 1\n", "") + "schema_version: 1\nitems: []\n",  # a second list
+                text.replace("  - id: l-000002", " - id: l-000002"),     # an entry out of its list
+                text.replace("\n  - id: l-000002", "\n\n  - id: l-000002")):
+        fast = canonical_reader.read(bad.encode())
+        assert fast is None or yamlio.canonical(fast, "") == bad, bad
+    changed = text.replace("text: second", "text: second and changed")
+    assert canonical_reader.read(changed.encode())["items"][1]["text"] == "second and changed"

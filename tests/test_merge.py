@@ -1,4 +1,4 @@
-"""Semantic three-way merge of state documents (cogit.store.merge)."""
+"""Semantic three-way merge of state documents (cogit.sync.merge)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cogit.store.merge import FieldConflict, MergeResult, merge_states
+from cogit.sync.merge import FieldConflict, MergeResult, merge_states
 
 T0 = "2026-01-01T00:00:00Z"
 T1 = "2026-01-02T00:00:00Z"
@@ -395,7 +395,7 @@ def test_conflict_order_does_not_depend_on_hash_seed():
     import sys
 
     code = (
-        "from cogit.store.merge import merge_states\n"
+        "from cogit.sync.merge import merge_states\n"
         "b = {'config': {'schema_version': 1, 'caps': {k: 1 for k in 'abcdefgh'}}}\n"
         "o = {'config': {'schema_version': 1, 'caps': {k: 2 for k in 'abcdefgh'}}}\n"
         "t = {'config': {'schema_version': 1, 'caps': {k: 3 for k in 'abcdefgh'}}}\n"

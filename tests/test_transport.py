@@ -1,4 +1,4 @@
-"""cogit.store.transport against real servers: path, file://, git daemon, smart HTTP, ssh."""
+"""cogit.sync.transport against real servers: path, file://, git daemon, smart HTTP, ssh."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from cogit.errors import PushRejected, RemoteError
-from cogit.store import transport
-from cogit.store.transport import fetch, ls_remote, push, remote_kind
+from cogit.sync import transport
+from cogit.sync.transport import fetch, ls_remote, push, remote_kind
 from gitservers import (  # noqa: F401  (fixtures)
     silent_server,
     bare_repo,
@@ -393,7 +393,7 @@ def test_dulwich_stays_out_of_plain_imports():
     import subprocess
     import sys
 
-    code = ("import sys, cogit.store.transport, cogit.store.merge; "
+    code = ("import sys, cogit.sync.transport, cogit.sync.merge; "
             "print(any(m.startswith('dulwich') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})

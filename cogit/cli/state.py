@@ -251,8 +251,9 @@ def commit_cmd(obj, message_text: str | None) -> None:
 @click.option("--session", "session_id", help="Only this session.")
 @click.option("--quiet", is_flag=True, help="Print nothing (used by the hooks).")
 @click.option("--sync", "then_sync", is_flag=True, help="Then push to the remote (auto-sync after a session; never fails).")
+@click.option("--pack", "pack_now", is_flag=True, hidden=True, help="Pack objects and trim now, whatever the counts.")
 @click.pass_obj
-def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool) -> None:
+def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool, pack_now: bool) -> None:
     """Commit what agent sessions queued and fold finished sessions' records into memory.
 
     Runs by itself after each session and before any cogit command; a session that
@@ -275,9 +276,21 @@ def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool) -> None:
         if not results:
             click.echo("Nothing to finalize.")
     if then_sync:
-        from cogit.store.sync import background
+        from cogit.sync.remote import background
 
         background(obj.home, "push")
+    _maintain(obj.home, pack_now)
+
+
+def _maintain(home, force: bool) -> None:
+    """Housekeeping after the session's commits (store/maintain.py): never fails finalize."""
+    from cogit.store.maintain import maintain
+    from cogit.store.write import log_note
+
+    try:
+        maintain(home, force)
+    except Exception as e:  # noqa: BLE001 - housekeeping; the next run retries
+        log_note(home, f"maintenance failed: {type(e).__name__}: {e}")
 
 
 def _ended(home, session_id: str) -> bool:

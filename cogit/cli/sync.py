@@ -10,9 +10,9 @@ import click
 
 from cogit.cli import cli, emit_json
 from cogit.cli.project import project_option, scope_of
-from cogit.store import sync as store_sync
-from cogit.store.sync import DEFAULT_TIMEOUT
-from cogit.store.transport import redact_url
+from cogit.sync import remote as store_sync
+from cogit.sync.remote import DEFAULT_TIMEOUT
+from cogit.sync.transport import redact_url
 
 
 def _network_options(fn):
@@ -177,7 +177,7 @@ def remote_list(obj, as_json: bool) -> None:
 @click.pass_obj
 def conflicts(obj, project, limit, as_json) -> None:
     """Fields both machines changed: which value a merge kept, and the other one."""
-    from cogit.store.integrate import list_conflicts
+    from cogit.sync.integrate import list_conflicts
 
     found = list_conflicts(obj.home, scope_of(obj, project, must_exist=True).branch, limit)
     if as_json:

@@ -209,7 +209,7 @@ def refresh(home: Home, repo, branch: str, known: dict | None = None) -> None:
 
     `known` maps branch -> state already in memory (the write path passes what it
     just committed), so nothing is read twice."""
-    from cogit.store.write import load_state as _load
+    from cogit.store.loader import load_plain as _load
 
     known = known or {}
 

@@ -3,7 +3,8 @@
 ruamel.yaml's round-trip parser costs milliseconds per file, and history walks,
 digests and every write read whole states. A blob's content never changes for
 its id, so the validated plain document is cached by (section, blob id): in this
-process, and as JSON under runtime/cache/parsed/ for the next process. Round-trip
+process, and as JSON under runtime/cache/parsed/ for the next process (bounded: the
+session-end work in store/maintain.py evicts the least recently used). Round-trip
 documents (with comments) are parsed only for the sections a write changes.
 """
 
@@ -35,6 +36,7 @@ def parse_blob(repo, section: str, blob_id: str) -> dict:
     path = cache_dir(repo) / f"{section}-{blob_id}.json"
     try:
         doc = json.loads(path.read_text("utf-8"))
+        os.utime(path)  # recently used: store/maintain.py evicts the least recently used first
     except (OSError, ValueError):
         name = filename(section)
         doc = yamlio.plain(schema.parse(section, git.blob(repo, blob_id), name))

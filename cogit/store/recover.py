@@ -22,6 +22,7 @@ import os
 
 from cogit.paths import Home
 from cogit.store import repo as git
+from cogit.store.notes import log_note
 from cogit.store.state import STATE_FILES
 
 TOP_LOCKS = ("HEAD.lock", "index.lock", "config.lock", "packed-refs.lock", "shallow.lock")
@@ -78,6 +79,4 @@ def _finish_worktree(home: Home, old: str | None) -> None:
 
 
 def _log(home: Home, text: str) -> None:
-    from cogit.store.write import log_note
-
     log_note(home, text)

@@ -2,7 +2,7 @@
 
 Commits are built on the object layer (blob, tree, commit, then a compare-and-swap
 of the branch ref): about 2 ms, no auto-gc stalls, no index race, and any branch
-can be written without a checkout. `store/transport.py` is the adapter's other
+can be written without a checkout. `sync/transport.py` is the adapter's other
 half (remotes). Nothing here looks at the current directory or `GIT_*` variables:
 they are removed from this process's environment on import, because cogit runs
 inside other tools' hooks and git exports GIT_DIR and friends to its hooks.
@@ -56,7 +56,8 @@ def init(path: Path) -> Repo:
     repo = Repo.init(str(path))
     repo.refs.set_symbolic_ref(b"HEAD", branch_ref(MAIN))
     config = repo.get_config()
-    # Never garbage-collect inline: a hook must not stall for seconds (dulwich-notes §2a).
+    # Never garbage-collect inline: a hook must not stall for seconds (dulwich-notes §2a);
+    # the detached work after a session packs instead (store/maintain.py).
     config.set((b"gc",), b"auto", b"0")
     config.write_to_path()
     return repo
@@ -130,7 +131,7 @@ def tree_problems(repo: Repo, sha: str, allowed: frozenset[str], max_bytes: int,
     `checked` (tree and blob ids already found good) spares work across many commits.
     """
     checked = set() if checked is None else checked
-    tree_id = repo[sha.encode()].tree
+    tree_id = commits(repo)[sha.encode()].tree
     if tree_id in checked:
         return []
     kind, raw = repo.object_store.get_raw(tree_id)
@@ -467,10 +468,60 @@ def raw_diff(repo: Repo, old: str | None, new: str) -> str:
     return out.getvalue().decode("utf-8", "replace")
 
 
-def merge_bases(repo: Repo, a: str, b: str) -> list[str]:
-    from dulwich.graph import find_merge_base
+class _Commits:
+    """The commits of one open repository, each parsed once however many walks read it.
 
-    return [s.decode() for s in find_merge_base(repo, [a.encode(), b.encode()])]
+    A pull walks the same new commits to validate them, to count them, to test ancestry
+    and to find the merge base; commits never change, so one parse serves all of them
+    for the life of the Repo object. Looks like an object store to dulwich's walkers."""
+
+    LIMIT = 50_000  # about 25 MB of parsed commits
+
+    def __init__(self, repo: Repo):
+        self.store = repo.object_store
+        self.cache: dict[bytes, Commit] = {}
+
+    def __getitem__(self, sha: bytes):
+        found = self.cache.get(sha)
+        if found is None:
+            found = self.store[sha]
+            if not isinstance(found, Commit):
+                return found
+            if len(self.cache) >= self.LIMIT:
+                self.cache.clear()
+            self.cache[sha] = found
+        return found
+
+    def parents(self, sha: bytes) -> list[bytes]:
+        return self[sha].parents
+
+    def stamp(self, sha: bytes) -> int:
+        return self[sha].commit_time
+
+
+def commits(repo: Repo) -> _Commits:
+    cached = getattr(repo, "_cogit_commits", None)
+    if cached is None:
+        cached = repo._cogit_commits = _Commits(repo)
+    return cached
+
+
+def _lcas(repo: Repo, a: bytes, b: bytes) -> list[bytes]:
+    """The merge bases of a and b: dulwich's find_merge_base, reading commits through the cache."""
+    if a == b:
+        return [a]
+    try:
+        from dulwich.graph import _find_lcas
+    except ImportError:  # a dulwich without it: the public function, without the cache
+        from dulwich.graph import find_merge_base
+
+        return find_merge_base(repo, [a, b])
+    graph = commits(repo)
+    return _find_lcas(graph.parents, a, [b], graph.stamp)
+
+
+def merge_bases(repo: Repo, a: str, b: str) -> list[str]:
+    return [s.decode() for s in _lcas(repo, a.encode(), b.encode())]
 
 
 def set_branch(repo: Repo, branch: str, sha: str, expected: str | None) -> bool:
@@ -484,14 +535,14 @@ def is_ancestor(repo: Repo, ancestor: str, descendant: str) -> bool:
     Not dulwich's can_fast_forward: it stops at commits older than `ancestor`, and
     clocks of two machines disagree, so a child can be "older" than its parent.
     """
-    from dulwich.graph import find_merge_base
-
-    return ancestor == descendant or ancestor.encode() in find_merge_base(repo, [ancestor.encode(), descendant.encode()])
+    return ancestor == descendant or ancestor.encode() in _lcas(repo, ancestor.encode(), descendant.encode())
 
 
 def new_commits(repo: Repo, tip: str, exclude: list[str]) -> list[str]:
     """Commits reachable from `tip` but from none of `exclude`, newest first."""
-    walker = repo.get_walker(include=[tip.encode()], exclude=[e.encode() for e in exclude if e])
+    from dulwich.walk import Walker
+
+    walker = Walker(commits(repo), include=[tip.encode()], exclude=[e.encode() for e in exclude if e])
     return [entry.commit.id.decode() for entry in walker]
 
 
@@ -509,6 +560,18 @@ def object_files(root: Path) -> set[str]:
             continue
         out.update(os.path.join(rel, n) for n in names)
     return out
+
+
+def pack_objects(repo: Repo, full: bool) -> None:
+    """Move loose objects into a pack (`full`: fold every pack and loose object into one).
+
+    The fallback of store/maintain.py when there is no `git` binary: dulwich writes the
+    new pack completely before it deletes what the pack now holds, and keeps every
+    object, reachable or not."""
+    if full:
+        repo.object_store.repack()
+    else:
+        repo.object_store.pack_loose_objects()
 
 
 def remove_object_files(root: Path, names: set[str]) -> None:

@@ -22,10 +22,9 @@ from cogit.paths import Home
 from cogit.scope import project_of, slugify
 from cogit.store import repo as git
 from cogit.store import yamlio
-from cogit.store.provenance import COMMITTER, Provenance, message, parse
-from cogit.store.schema import SECTIONS
-from cogit.store.state import ITEM_SECTIONS, SINGULAR, filename, find, new_id, now_iso, template_text
-from cogit.store.write import Change, State, commit_locked, load_state, main_config, memory_lock
+from cogit.store.provenance import Provenance, parse
+from cogit.store.state import ITEM_SECTIONS, SINGULAR, find, new_id, now_iso
+from cogit.store.write import Change, State, commit_locked, create_root, load_state, main_config, memory_lock  # noqa: F401
 
 PREFIX = "project/"
 GLOBAL_NAMES = ("global", "main")
@@ -113,20 +112,6 @@ def project_name(repo, branch: str, depth: int = 50) -> str:
         if name and name != "global":
             return name
     return branch[len(PREFIX):]
-
-
-def create_root(repo, branch: str, name: str, cause: Provenance | None = None) -> str:
-    """Start a project branch: a root commit of the templates. The caller holds the lock.
-
-    Its provenance is that of the write that needed the branch (`cause`): a branch a hook's
-    session created says hook, agent and session, not the command line."""
-    files = {filename(s): template_text(s).encode("utf-8") for s in SECTIONS}
-    c = cause or Provenance(event="project.create", source="cli")
-    prov = Provenance(event="project.create", source=c.source, agent=c.agent, session=c.session,
-                      project=name or branch[len(PREFIX):], trigger=c.trigger, author=c.author)
-    summary = f"Create project memory {name or branch}"
-    body = f"Created for the first change of this project's memory ({c.event})." if cause else ""
-    return git.commit(repo, branch, files, message(summary, body, prov), prov.author_line(), COMMITTER, None)
 
 
 def ensure_exists(home: Home, scope: Scope) -> None:

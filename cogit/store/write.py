@@ -22,10 +22,11 @@ from cogit.errors import Conflict, InvalidState, Locked
 from cogit.locking import LockTimeout, queued_lock
 from cogit.paths import Home
 from cogit.redact import redact, redact_tree
+from cogit.store.notes import log_note
 from cogit.store.scrub import allowlist, redact_raw
 from cogit.store import repo as git
 from cogit.store import loader, schema, yamlio
-from cogit.store.provenance import Provenance, message
+from cogit.store.provenance import COMMITTER, Provenance, message
 from cogit.store.state import (STATE_FILES, SINGULAR, apply_caps, default_doc, filename, now_iso, section_of_file,
                                shrink_to_fit, stamp_changes, template_text)
 from cogit.store.schema import SECTIONS, short_message
@@ -186,8 +187,6 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         prov.extra["Cogit-Pruned"] = " ".join(sorted({i.get("id", "?") for _, i in pruned}))
     if expected is None and branch != git.MAIN:
         # A new project branch starts as a root commit of the templates (see scopes.py).
-        from cogit.store.scopes import create_root
-
         expected = create_root(repo, branch, prov.project, prov)
     checked_out = git.checked_out_branch(repo) == branch
     if checked_out:
@@ -210,6 +209,20 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
 
     digest.refresh(home, repo, branch, {branch: state})
     return WriteResult(sha, change.summary, sorted(section_of_file(n) for n in files), pruned, redactions[0])
+
+
+def create_root(repo, branch: str, name: str, cause: Provenance | None = None) -> str:
+    """Start a project branch: a root commit of the templates. The caller holds the lock.
+
+    Its provenance is that of the write that needed the branch (`cause`): a branch a hook's
+    session created says hook, agent and session, not the command line."""
+    files = {filename(s): template_text(s).encode("utf-8") for s in SECTIONS}
+    c = cause or Provenance(event="project.create", source="cli")
+    prov = Provenance(event="project.create", source=c.source, agent=c.agent, session=c.session,
+                      project=name or branch.removeprefix("project/"), trigger=c.trigger, author=c.author)
+    summary = f"Create project memory {name or branch}"
+    body = f"Created for the first change of this project's memory ({c.event})." if cause else ""
+    return git.commit(repo, branch, files, message(summary, body, prov), prov.author_line(), COMMITTER, None)
 
 
 def main_config(repo):
@@ -366,10 +379,3 @@ def absorb_hand_edits(home: Home, repo) -> None:
         with open(fd, "wb") as f:
             f.write(data)
         log_note(home, f"kept invalid hand edit of {name} in {home.rejected}/{name}.{stamp}: {err.message}")
-
-
-def log_note(home: Home, text: str) -> None:
-    from cogit.runtime import append_private
-
-    home.logs.mkdir(mode=0o700, parents=True, exist_ok=True)
-    append_private(str(home.logs / "store.log"), f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {redact(text)[0][:2000]}\n")

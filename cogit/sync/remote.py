@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from cogit.errors import CogitError, InvalidState, PushRejected, UsageError
 from cogit.paths import Home
 from cogit.store import repo as git
-from cogit.store import transport
-from cogit.store.integrate import BranchResult, Note, Progress, integrate, syncable
+from cogit.sync import transport
+from cogit.sync.integrate import BranchResult, Note, Progress, integrate, syncable
 from cogit.store.memory import open_existing
 from cogit.store.write import busy_lock, memory_lock
 

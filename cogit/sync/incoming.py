@@ -8,8 +8,11 @@ heads hold were checked when we wrote them), and the validated documents land in
 the loader's cache, so the merge that follows reads them for free.
 
 Parsing YAML is the cost of a pull: files in cogit's own layout go through the
-fast `canonical_reader` (ruamel.yaml only for the rest), and a large pull spreads
-the blobs over worker processes, one per CPU.
+fast `canonical_reader`, in this process, which reads and proves canonical each list
+entry once however many versions of the file hold it (so a pull costs what changed,
+not the size of every version), and items seen unchanged are not checked against the
+schema again. Only the rest (a person's layout, or invalid) goes to ruamel.yaml, spread
+over worker processes, one per CPU, when there are many.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from pathlib import Path
 from typing import Callable
 
 from cogit.errors import InvalidState
-from cogit.store import canonical_reader, loader, schema, yamlio
+from cogit.store import loader, schema, yamlio
+from cogit.sync import canonical_reader
 from cogit.store import repo as git
 from cogit.store.state import STATE_FILES, filename, section_of_file
 
@@ -54,8 +58,11 @@ def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | 
                 if section_of_file(name) and blob not in seen and blob not in todo:
                     todo[blob] = (branch, commit, name)
     jobs = [(blob, section_of_file(name)) for blob, (_, _, name) in todo.items()]
-    chunks = [jobs[i:i + CHUNK] for i in range(0, len(jobs), CHUNK)]
-    done = 0
+    # Files in cogit's own layout are read here, each new list entry once (canonical_reader);
+    # only the rest (a person's layout, or invalid) go to ruamel.yaml, in workers when many.
+    slow = [job for job in jobs if not check_fast(repo, *job)]
+    done = len(jobs) - len(slow)
+    chunks = [slow[i:i + CHUNK] for i in range(0, len(slow), CHUNK)]
     for bad, count in _run(str(repo.path), chunks):
         if bad is not None:
             blob, message = bad
@@ -94,15 +101,22 @@ def _run(repo_path: str, chunks: list[list[tuple[str, str]]]):
                 future.cancel()
 
 
+def check_fast(repo, blob: str, section: str) -> bool:
+    """Is the blob a valid file in cogit's own layout? False: ruamel.yaml has to decide."""
+    data = git.blob(repo, blob)
+    doc = canonical_reader.read(data) if len(data) <= yamlio.MAX_BYTES else None
+    if doc is not None and _valid(section, doc):
+        loader.remember(repo, section, data, doc)
+        return True
+    return False
+
+
 def check_chunk(repo_path: str, chunk: list[tuple[str, str]]) -> tuple[str, str] | None:
     """(blob, message) of the first invalid blob of a chunk, or None (runs in a worker)."""
     repo = git.open_repo(Path(repo_path))
     try:
         for blob, section in chunk:
-            data = git.blob(repo, blob)
-            doc = canonical_reader.read(data) if len(data) <= yamlio.MAX_BYTES else None
-            if doc is not None and _valid(section, doc):
-                loader.remember(repo, section, data, doc)
+            if check_fast(repo, blob, section):
                 continue
             try:  # not in cogit's own layout, or invalid: ruamel.yaml decides, and names the line
                 loader.parse_blob(repo, section, blob)
@@ -121,8 +135,11 @@ def _valid(section: str, doc: dict) -> bool:
     """Schema check of a document; items seen unchanged in an earlier blob are not checked again
     (successive commits share all but a few items: this keeps a pull linear in what changed)."""
     known = _CHECKED_ITEMS.setdefault(section, {})
+    items = doc.get("items") if isinstance(doc.get("items"), list) else []  # else the schema says why
+    items = [i for i in items if isinstance(i, dict) and isinstance(i.get("id"), str)]
+    before = [known[i["id"]] for i in items if i["id"] in known]  # only what this document could share
     try:
-        schema.check_changed(section, doc, {"items": list(known.values())}, filename(section))
+        schema.check_changed(section, doc, {"items": before}, filename(section))
     except InvalidState:
         return False
     if len(known) > _ITEMS_LIMIT:

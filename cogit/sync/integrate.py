@@ -26,8 +26,9 @@ from cogit.errors import Conflict
 from cogit.paths import Home
 from cogit.store import digest
 from cogit.store import repo as git
-from cogit.store import incoming, yamlio
-from cogit.store.merge import FieldConflict, merge_states
+from cogit.store import yamlio
+from cogit.sync import incoming
+from cogit.sync.merge import FieldConflict, merge_states
 from cogit.store.provenance import Provenance, parse
 from cogit.store.schema import SECTIONS
 from cogit.store.state import STATE_FILES

@@ -30,7 +30,9 @@ class _NotCanonical(Exception):
 
 
 def read(data: bytes) -> dict | None:
-    """The plain document of a canonical file, or None if the text is not canonical."""
+    """The plain document of a canonical file, or None if the text is not canonical.
+
+    The document shares its list entries with earlier results: treat it as read-only."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -39,6 +41,67 @@ def read(data: bytes) -> dict | None:
     lines = text[len(header):].split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    known = _read_by_entries(header, lines)
+    return known if known is not None else _read_lines(header, lines, text)
+
+
+# Successive versions of a state file share all but a few entries of its `items` list, and a
+# pull reads every version: each entry's text is read and proven canonical once. The canonical
+# writer renders the top-level keys one after another and each entry of a top-level list from
+# the entry alone, so a file is canonical when its other keys (with `items: []` in place of the
+# list) are, and each entry's lines are, as `items:` followed by just those lines.
+_ENTRIES: dict[str, Any] = {}  # the lines of one entry of a top-level `items` list -> its value
+_ENTRIES_LIMIT = 20_000
+_LIST_KEY = "items:"
+
+
+def _read_by_entries(header: str, lines: list[str]) -> dict | None:
+    try:
+        start = lines.index(_LIST_KEY) + 1
+    except ValueError:
+        return None
+    end = start
+    while end < len(lines) and lines[end].startswith("  "):
+        end += 1
+    if end == start or not (lines[start] == "  -" or lines[start].startswith("  - ")):
+        return None
+    skeleton = lines[:start - 1] + [_LIST_KEY + " []"] + lines[end:]
+    doc = _read_lines(header, skeleton, header + "\n".join(skeleton) + "\n")
+    if doc is None or doc.get("items") != []:
+        return None
+    items, entry = [], [lines[start]]
+    for line in lines[start + 1:end]:
+        if line == "  -" or line.startswith("  - "):
+            items.append(_entry(entry))
+            entry = [line]
+        else:
+            entry.append(line)
+    items.append(_entry(entry))
+    if any(item is _NOT_CANONICAL for item in items):
+        return None
+    doc["items"] = items
+    return doc
+
+
+_NOT_CANONICAL = object()
+
+
+def _entry(lines: list[str]) -> Any:
+    text = "\n".join(lines)
+    value = _ENTRIES.get(text, _NOT_CANONICAL)
+    if value is _NOT_CANONICAL:
+        doc = _read_lines("", [_LIST_KEY, *lines], _LIST_KEY + "\n" + text + "\n")
+        if doc is None or len(doc.get("items") or ()) != 1:
+            return _NOT_CANONICAL
+        value = doc["items"][0]
+        if len(_ENTRIES) >= _ENTRIES_LIMIT:
+            _ENTRIES.clear()
+        _ENTRIES[text] = value
+    return value
+
+
+def _read_lines(header: str, lines: list[str], text: str) -> dict | None:
+    """The document of `text` (`header` + `lines`), read whole and proven canonical."""
     try:
         doc, end = _block(lines, 0, 0) if lines else ({}, 0)
     except (_NotCanonical, ValueError, IndexError, RecursionError):

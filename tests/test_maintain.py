@@ -1,0 +1,172 @@
+"""Housekeeping after sessions (cogit/store/maintain.py): packing, reflogs, the parse cache.
+
+Real repositories and the real `git` binary throughout; limits are lowered per test so a
+few commits pass them. Every test ends with `git fsck --strict` and every commit there.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+from cogit.locking import queued_lock
+from cogit.paths import Home
+from cogit.store import maintain
+
+
+def _commits(c, n: int, start: int = 0) -> None:
+    for i in range(start, start + n):
+        c.run("add", "learning", f"lesson number {i} about packing memory")
+
+
+def _all_commits(c) -> list[str]:
+    return c.git("rev-list", "--all").split()
+
+
+def _objects(c) -> set[str]:
+    """Every object the repository holds, reachable or not."""
+    out = c.git("cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
+    return set(out.split())
+
+
+def test_loose_objects_past_the_limit_are_packed_and_nothing_is_lost(initialized, monkeypatch):
+    c = initialized
+    _commits(c, 6)
+    home = Home(c.home)
+    before_commits, before_objects = _all_commits(c), _objects(c)
+    assert maintain.loose_count(home) > 10 and maintain.pack_count(home) == 0
+    monkeypatch.setattr(maintain, "LOOSE_LIMIT", 10)
+    done = maintain.maintain(home)
+    assert done and "packed" in done[0]
+    assert maintain.loose_count(home) == 0 and maintain.pack_count(home) == 1
+    assert _all_commits(c) == before_commits
+    assert _objects(c) >= before_objects  # unreachable ones too: a writer's objects before its ref moves
+    c.assert_healthy()
+    assert "packed" in (c.home / "runtime" / "logs" / "store.log").read_text()
+    _commits(c, 1, start=100)  # and memory goes on: writes, reads
+    assert any("number 100" in i["text"] for i in c.json("show", "learnings")["learnings"])
+
+
+def test_below_the_limits_nothing_happens(initialized):
+    c = initialized
+    _commits(c, 2)
+    home = Home(c.home)
+    loose = maintain.loose_count(home)
+    assert maintain.maintain(home) == []
+    assert maintain.loose_count(home) == loose and maintain.pack_count(home) == 0
+
+
+def test_many_packs_are_folded_into_one(initialized, monkeypatch):
+    c = initialized
+    home = Home(c.home)
+    monkeypatch.setattr(maintain, "LOOSE_LIMIT", 1)
+    monkeypatch.setattr(maintain, "PACK_LIMIT", 3)
+    for i in range(3):
+        _commits(c, 1, start=i)
+        maintain.maintain(home)
+    assert maintain.pack_count(home) == 1  # the third pack made the limit: all folded
+    c.assert_healthy()
+
+
+def test_finalize_packs_in_the_detached_work_and_without_git_falls_back_to_dulwich(initialized):
+    c = initialized
+    _commits(c, 3)
+    home = Home(c.home)
+    commits = _all_commits(c)
+    c.run("finalize", "--quiet", "--pack", env={"PATH": os.devnull})  # no git binary: dulwich packs
+    assert maintain.loose_count(home) == 0 and maintain.pack_count(home) >= 1
+    assert "(dulwich;" in (c.home / "runtime" / "logs" / "store.log").read_text()
+    _commits(c, 2, start=10)
+    # An object no branch points at yet (a writer between writing objects and moving its ref).
+    dangling = subprocess.run(["git", "hash-object", "-w", "--stdin"], input=b"not yet referenced\n", check=True,
+                              cwd=c.home / "memory", capture_output=True).stdout.decode().strip()
+    c.run("finalize", "--quiet", "--pack")
+    c.git("cat-file", "-e", dangling)
+    assert maintain.loose_count(home) == 0 and maintain.pack_count(home) == 1
+    assert "(git repack;" in (c.home / "runtime" / "logs" / "store.log").read_text()
+    assert set(commits) <= set(_all_commits(c))
+    c.assert_healthy()
+
+
+def test_no_packing_while_a_pull_is_under_way(initialized, monkeypatch):
+    # A refused pull takes back the object files it added: a pack made meanwhile would go with them.
+    c = initialized
+    _commits(c, 3)
+    home = Home(c.home)
+    loose = maintain.loose_count(home)
+    with queued_lock(str(home.runtime / "fetch.lock"), 5):
+        assert maintain.maintain(home, force=True) == []
+        assert maintain.loose_count(home) == loose
+    maintain.maintain(home, force=True)
+    assert maintain.loose_count(home) == 0
+
+
+def test_reflogs_keep_their_newest_entries(initialized, monkeypatch):
+    c = initialized
+    monkeypatch.setattr(maintain, "REFLOG_KEEP", 4)
+    _commits(c, 12)
+    log = c.home / "memory" / ".git" / "logs" / "refs" / "heads" / "main"
+    lines = log.read_text().splitlines()
+    assert len(lines) == 13
+    maintain.maintain(Home(c.home))
+    assert log.read_text().splitlines() == lines[-4:]
+    c.git("reflog", "show", "main")
+    c.assert_healthy()
+
+
+def test_the_parse_cache_is_bounded_and_keeps_what_was_used_last(initialized, monkeypatch):
+    c = initialized
+    _commits(c, 8)
+    cache = c.home / "runtime" / "cache" / "parsed"
+    files = sorted(cache.iterdir())
+    total = sum(f.stat().st_blocks * 512 for f in files)  # disk blocks, as du counts
+    assert len(files) > 8
+    now = time.time()
+    for age, f in enumerate(files):  # files[0] least recently used
+        os.utime(f, (now - 1000 + age, now - 1000 + age))
+    monkeypatch.setattr(maintain, "CACHE_BYTES", total // 2)
+    done = maintain.maintain(Home(c.home))
+    assert any("evicted" in d for d in done)
+    left = sorted(cache.iterdir())
+    assert sum(f.stat().st_blocks * 512 for f in left) <= total // 2 * 3 // 4
+    assert files[-1] in left and files[0] not in left
+    assert c.json("show", "learnings")["learnings"]  # evicted documents are parsed again when read
+    # Reading a document marks it used: eviction goes by last use, not by age.
+    blob = c.git("rev-parse", "main:learnings.yaml").strip()
+    kept = cache / f"learnings-{blob}.json"
+    os.utime(kept, (now - 5000, now - 5000))
+    c.json("show", "learnings")
+    assert kept.stat().st_mtime > now - 60
+    c.run("log", "-n", "20")
+
+
+def test_a_killed_pack_leaves_a_valid_repository(initialized):
+    """SIGKILL `cogit finalize --pack` anywhere: fsck passes, every commit and object stays."""
+    c = initialized
+    trials = max(3, min(10, int(os.environ.get("COGIT_KILL_TRIALS", "10"))))
+    seed = int(os.environ.get("COGIT_KILL_SEED", random.randrange(1 << 30)))
+    rng = random.Random(seed)
+    env = dict(os.environ, COGIT_HOME=str(c.home))
+    for trial in range(trials):
+        _commits(c, 2, start=10 * trial)
+        commits, objects = _all_commits(c), _objects(c)
+        t0 = time.monotonic()
+        proc = subprocess.Popen([sys.executable, "-m", "cogit", "finalize", "--quiet", "--pack"], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            proc.wait(timeout=rng.uniform(0.05, 1.5))
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the process and its `git repack`
+            proc.wait()
+        elapsed = time.monotonic() - t0
+        msg = f"seed {seed}, trial {trial}, killed after {elapsed:.2f}s"
+        c.git("fsck", "--strict")
+        assert _all_commits(c) == commits, msg
+        assert _objects(c) >= objects, msg
+    _commits(c, 1, start=1000)
+    c.run("finalize", "--quiet", "--pack")
+    c.assert_healthy()
