@@ -148,15 +148,19 @@ class ItemIndex:
         self.rows: dict[str, tuple[int, list[str], str]] = {}
         try:
             with open(self.path, encoding="utf-8") as f:
-                if f.readline() != self.HEADER:
-                    return
-                for line in f:
-                    parts = line.rstrip("\n").split(" ", 3)
-                    if len(parts) == 4 and len(parts[0]) == 40 and parts[3].startswith("[") and parts[3].endswith("]"):
-                        parents = parts[2].split(",") if parts[2] != "-" else []
-                        self.rows[parts[0]] = (int(parts[1]), parents, parts[3])
-        except (OSError, ValueError, UnicodeDecodeError):
-            self.rows = {}
+                text = f.read()
+        except (OSError, UnicodeDecodeError):
+            return
+        if not text.startswith(self.HEADER):
+            return
+        rows = self.rows
+        lines = text[len(self.HEADER):].split("\n")
+        lines.pop()  # "" after the last newline, or a line torn by a crash
+        for line in lines:
+            parts = line.split(" ", 3)
+            # a torn or foreign line is skipped: its commit is indexed again when met
+            if len(parts) == 4 and len(parts[0]) == 40 and parts[1].isdigit() and parts[3][:1] == "[" and parts[3][-1:] == "]":
+                rows[parts[0]] = (int(parts[1]), parts[2].split(",") if parts[2] != "-" else [], parts[3])
 
     def ensure(self, head: str) -> None:
         """Index every commit reachable from `head` that is not indexed yet."""
@@ -221,12 +225,16 @@ class ItemIndex:
                     queued.add(parent)
                     heapq.heappush(queue, (-rows[parent][0], parent))
 
-    def changes(self, sha: str, item_id: str) -> list[ItemChange]:
+    def changes(self, sha: str, item_id: str, needle: str | None = None) -> list[ItemChange]:
+        """The changes of commit `sha` to `item_id` (`needle`: the id as JSON, if known)."""
         text = self.rows[sha][2]
-        if json.dumps(item_id, ensure_ascii=False) not in text:
+        if (needle or json.dumps(item_id, ensure_ascii=False)) not in text:
             return []
-        return [ItemChange(op, section, key, changed_text, [tuple(f) for f in fields])
-                for op, section, key, changed_text, fields in json.loads(text) if key == item_id]
+        try:
+            return [ItemChange(op, section, key, changed_text, [tuple(f) for f in fields])
+                    for op, section, key, changed_text, fields in json.loads(text) if key == item_id]
+        except (ValueError, TypeError):  # a garbled line: the commit itself answers
+            return commit_changes(self.repo, sha, only_id=item_id)
 
 
 def log(
@@ -246,7 +254,8 @@ def log(
         out = []
         if item:
             index = ItemIndex(home, repo)
-            infos = (git.info(repo, sha) for sha in index.walk(git.head(repo, branch)) if index.changes(sha, item))
+            needle = json.dumps(item, ensure_ascii=False)
+            infos = (git.info(repo, sha) for sha in index.walk(git.head(repo, branch)) if index.changes(sha, item, needle))
         else:
             infos = git.walk(repo, git.head(repo, branch))
         for info in infos:
@@ -273,8 +282,9 @@ def why(home: Home, item_id: str, branch: str = git.MAIN) -> list[tuple[Entry, l
     try:
         out = []
         index = ItemIndex(home, repo)
+        needle = json.dumps(item_id, ensure_ascii=False)
         for sha in index.walk(git.head(repo, branch)):
-            changes = index.changes(sha, item_id)
+            changes = index.changes(sha, item_id, needle)
             if changes:
                 out.append((_entry(git.info(repo, sha)), changes))
         return out
