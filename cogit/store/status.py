@@ -81,10 +81,10 @@ def count_commits(home: Home, repo, head: str) -> int:
 def unsaved_sessions(home: Home) -> int:
     """Sessions whose records are not all in memory yet: queued items, a fold under way,
     or records since the last fold. A live session that has done nothing does not count."""
-    from cogit.learn.drain import _agg_empty
-
     n = 0
     for path in home.sessions.glob("*/state.json") if home.sessions.exists() else []:
+        from cogit.learn.drain import _agg_empty  # only when there are sessions: it imports much
+
         try:
             state = json.loads(path.read_text("utf-8"))
         except (OSError, ValueError):
