@@ -53,10 +53,12 @@ def figures(homes: dict[int, Path], quick: bool) -> list[dict]:
         rows.append(t.row(f"cold `{name}` vs `python -c pass`", t.med(times[name]), base, 5,
                           method=t.method(times, ["python -c pass", name], warmup,
                                           f"home of {small:,} commits; peak memory {kib / 1024:.1f} MB" if kib else ""),
-                          note="see the import profile in bench/RESULTS.md"))
+                          note="the floor: Python with the console script (which imports `re`), click and "
+                               "dulwich.repo; see the floors and import profiles below"))
     kib = t.peak_kib([*cogit, "add", "learning", "cold add peak"], wenv)
     rows.append(t.row("cold `add learning` vs `python -c pass`", t.med(add_times["add"]), t.med(add_times["python -c pass"]), 8,
                       method=t.method(add_times, ["python -c pass", "add"], warmup,
                                       "a new learning per run (one commit each)" + (f"; peak memory {kib / 1024:.1f} MB" if kib else "")),
-                      note="see the import profile in bench/RESULTS.md"))
+                      note="the write path also imports jsonschema and ruamel.yaml (validation, canonical "
+                           "YAML) on top of the read floor; see the import profiles below"))
     return rows

@@ -41,8 +41,10 @@ def figures(homes: dict[int, Path], quick: bool) -> list[dict]:
     }, runs, warmup)
     meth = t.method(times, list(times), warmup)
     ref = t.med(times["git log --grep"])
-    note = ("profile: Python start-up and imports (click, dulwich) take most of a run; "
-            "the index read and walk the rest, see bench/RESULTS.md")
+    note = ("below the floor of a Python process: `git log --grep` over a packed repository costs about what "
+            "`python -c pass` does, while `cogit --version` (Python, the console script's `re`, click) alone costs "
+            "several times that, and reading commits needs dulwich (see the floors under profiles). What cogit adds "
+            "on top is the item index: read, walked and filtered in one pass (in-process profile below)")
     rows.append(t.row(f"`why ID` at {mid:,} commits vs `git log --grep=ID`", t.med(times["cogit why"]), ref, 2,
                       method=meth, note=note))
     rows.append(t.row(f"`log --item ID` at {mid:,} commits vs `git log --grep=ID`", t.med(times["cogit log --item"]), ref, 2,
@@ -63,7 +65,7 @@ def figures(homes: dict[int, Path], quick: bool) -> list[dict]:
         a, b = t.med(times[f"{small:,} commits"]), t.med(times[f"{big:,} commits"])
         rows.append(t.row(f"`{label}` at {big:,} vs {small:,} commits", b, a, 1.2,
                           method=t.method(times, list(times), warmup, "reference: the same command at the small home"),
-                          note="see the profile in bench/RESULTS.md"))
+                          note="see the profiles: the command reads the same few objects whatever the history"))
         if label == "log -n 20":
             g = t.med(times[f"git log -n 20 at {big:,}"])
             rows.append(t.row(f"`log -n 20` at {big:,} commits vs `git log -n 20`", b, g, None,
