@@ -26,8 +26,7 @@ import random
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
+# The installed cogit is imported (never this checkout by path: bench/run's rule).
 from cogit.learn import ledger  # noqa: E402
 from cogit.store.digest import compile_text  # noqa: E402
 from cogit.store.state import now_iso  # noqa: E402

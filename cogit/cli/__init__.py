@@ -23,7 +23,74 @@ class Ctx:
         self.home = home
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Which module defines each command, and the first paragraph of its help (for `--help`'s
+# list). Commands are imported only when they run: importing them all (and with them
+# dulwich, jsonschema, ruamel.yaml) cost more than the command itself. A test
+# (tests/test_cli_lazy.py) checks this table against the commands' own definitions.
+COMMANDS = {
+    "accept": ("reflect", "Accept proposals from the review inbox into memory (one commit)."),
+    "add": ("state", "Add a learning, heuristic, avoidance or rule (one commit)."),
+    "clone": ("sync", "Set up memory on a new machine from a remote (any git URL)."),
+    "commit": ("state", "Validate and commit hand edits made in the memory repository's files."),
+    "conflicts": ("sync", "Fields both machines changed: which value a merge kept, and the other one."),
+    "demo": ("demo", "Replay a recorded agent session through the real hooks into a throwaway memory."),
+    "diff": ("history", "What changed: the last commit (no REV), since REV, or from REV to REV."),
+    "doctor": ("doctor", "Check memory and the installed hooks; --fix makes the safe repairs."),
+    "edit": ("state", "Open a section in $VISUAL/$EDITOR; the result is validated and committed as a hand edit."),
+    "finalize": ("state", "Commit what agent sessions queued and fold finished sessions' records into memory."),
+    "focus": ("state", "The current focus and its priorities."),
+    "forget": ("state", "Remove an item by id (it stays in history; `cogit revert` brings it back)."),
+    "import": ("imports", "Import memory from nox-cognitive, Metacog or Claude Code memory files (one commit)."),
+    "init": ("state", "Create the memory home ($COGIT_HOME, default ~/.cogit) with default state."),
+    "install": ("install", "Add cogit's hooks to an agent's settings (kept beside the hooks already there)."),
+    "log": ("history", "History of memory, newest first, with provenance."),
+    "mcp": ("mcp", "Run cogit's MCP server on stdio (search, show, why, rules, remember, forget)."),
+    "project": ("project", "Project scopes: each project has its own branch beside the global memory."),
+    "pull": ("sync", "Fetch every branch from the remote and merge it into memory."),
+    "push": ("sync", "Send every branch to the remote (if it moved on: fetch, merge, push again)."),
+    "reflect": ("reflect", "Step back and learn from many sessions (a local model, a command, or the built-in analysis)."),
+    "reject": ("reflect", "Reject proposals from the review inbox; a tombstone keeps them from coming back."),
+    "remote": ("sync", "The git remotes memory syncs with (path, file://, ssh, git://, http(s)://)."),
+    "report": ("report", "Write one self-contained HTML report of how memory changed itself."),
+    "revert": ("history", "Undo exactly one commit's item changes, as a new commit (later changes stay)."),
+    "review": ("reflect", "Proposals waiting for your yes (and, with --tombstones, what was rejected)."),
+    "rules": ("rules", "Learned rules: confidence, detections, suppressions, from history (every scope, or --project)."),
+    "scan": ("scan", "Find secrets in every commit of memory's history (files and messages)."),
+    "search": ("history", "Items in every scope whose text holds the words; --history adds removed ones."),
+    "show": ("state", "Show memory (all sections, or one), now or --at a revision."),
+    "stats": ("stats", "Tool usage statistics (calls, success rate, mean duration, common sequences)."),
+    "status": ("state", "Where memory is, its head, item counts, hand edits waiting, the digest size."),
+    "sync": ("sync", "Pull, then push: afterwards this machine and the remote hold the same memory."),
+    "uninstall": ("install", "Remove exactly cogit's own hook entries from an agent's settings."),
+    "why": ("history", "Every commit that created or changed an item, with its provenance."),
+}
+
+
+class LazyGroup(click.Group):
+    """A command group that imports a command's module only when that command runs."""
+
+    def list_commands(self, ctx):
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in COMMANDS:
+            __import__(f"cogit.cli.{COMMANDS[name][0]}")  # the module registers its commands on `cli`
+        return self.commands.get(name)
+
+    def format_commands(self, ctx, formatter):
+        # The list of `--help` from the table, so that `cogit --help` imports no command.
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.commands.get(name) or click.Command(name, help=COMMANDS[name][1])
+            if not cmd.hidden:
+                rows.append((name, cmd))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, cmd.get_short_help_str(limit)) for name, cmd in rows])
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--home", "home_dir", envvar="COGIT_HOME", type=click.Path(file_okay=False),
               help="Memory home (default: $COGIT_HOME, else ~/.cogit).")
 @click.version_option(__version__, prog_name="cogit")
@@ -57,11 +124,12 @@ def emit_json(value) -> None:
 
 
 def _register() -> None:
-    from cogit.cli import demo, doctor, history, imports, install, mcp, project, reflect, report, rules, scan, state, stats, sync  # noqa: F401  (commands register themselves)
+    """Import every command module (the CLI itself imports them one by one, lazily)."""
+    for module in sorted({m for m, _ in COMMANDS.values()}):
+        __import__(f"cogit.cli.{module}")
 
 
 def main(args: list[str] | None = None) -> int:
-    _register()
     try:
         cli.main(args=args, prog_name="cogit", standalone_mode=False)
         return ExitCode.OK

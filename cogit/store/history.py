@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import heapq
+import json
+import os
 import time
 from dataclasses import dataclass
 
@@ -13,7 +16,8 @@ from cogit.store import yamlio
 from cogit.store.diff import ItemChange, diff_states
 from cogit.store.memory import open_existing
 from cogit.store.provenance import Provenance, parse
-from cogit.store.state import ITEM_SECTIONS, now_iso
+from cogit.store import canonical_reader, loader
+from cogit.store.state import ITEM_SECTIONS, default_doc, now_iso, section_of_file
 from cogit.store.write import Change, State, load_state, transact
 
 
@@ -61,23 +65,176 @@ def parse_since(text: str) -> int:
 
 
 def commit_changes(repo, sha: str, parent: str | None = None, only_id: str | None = None) -> list[ItemChange]:
-    """Semantic changes a commit made against its first parent (or `parent`)."""
-    info = git.info(repo, sha)
-    if parent is None and info.parents:
-        parent = info.parents[0]
-    if only_id is not None:
-        # Cheap pre-check: only commits whose changed files mention the id are parsed.
-        old, new = git.read_files(repo, parent), git.read_files(repo, sha)
-        token = only_id.encode()
-        touched = [n for n in set(old) | set(new) if old.get(n) != new.get(n) and (token in (old.get(n) or b"") or token in (new.get(n) or b""))]
-        if not touched:
+    """Semantic changes a commit made against its first parent (or `parent`).
+
+    Only the files whose blob differs between the two trees are read and diffed: the
+    other sections cannot hold a change (same blob, same document)."""
+    if parent is None:
+        parents = git.info(repo, sha).parents
+        parent = parents[0] if parents else None
+    new_blobs = git.blob_ids(repo, sha)
+    if parent is None:  # the root commit: everything in it is new
+        before, after = {}, yamlio.plain(dict(loader.load_plain(repo, sha, new_blobs)))
+    else:
+        old_blobs = git.blob_ids(repo, parent)
+        names = [n for n in sorted(set(old_blobs) | set(new_blobs))
+                 if old_blobs.get(n) != new_blobs.get(n) and section_of_file(n) is not None]
+        if only_id is not None:
+            # Cheap pre-check: only commits whose changed files mention the id are parsed.
+            token = only_id.encode()
+            if not any(token in git.blob(repo, b[n]) for n in names for b in (old_blobs, new_blobs) if n in b):
+                return []
+        if not names:
             return []
-    before = yamlio.plain(dict(load_state(repo, parent))) if parent else {}
-    after = yamlio.plain(dict(load_state(repo, sha)))
+        before = {section_of_file(n): _doc(repo, n, old_blobs) for n in names}
+        after = {section_of_file(n): _doc(repo, n, new_blobs) for n in names}
     changes = diff_states(before, after)
     if only_id is not None:
         changes = [c for c in changes if c.key == only_id]
     return changes
+
+
+_DOCS: dict[str, dict] = {}  # blob id -> plain document, for the diffs of one walk
+_DOCS_LIMIT = 256
+
+
+def _doc(repo, name: str, blobs: dict[str, str]) -> dict:
+    """A section's plain document in a commit. Files cogit wrote (the canonical layout)
+    are read by `canonical_reader`, several times faster than ruamel.yaml; the rest go
+    through the validated, cached `loader.parse_blob`. Consecutive commits share blobs."""
+    section = section_of_file(name)
+    if name not in blobs:
+        return yamlio.plain(default_doc(section))
+    blob_id = blobs[name]
+    doc = _DOCS.get(blob_id)
+    if doc is None:
+        data = git.blob(repo, blob_id)
+        doc = canonical_reader.read(data) if len(data) <= yamlio.MAX_BYTES else None
+        if doc is None:
+            doc = loader.parse_blob(repo, section, blob_id)
+        if len(_DOCS) >= _DOCS_LIMIT:
+            _DOCS.clear()
+        _DOCS[blob_id] = doc
+    return doc
+
+
+@dataclass
+class _Node:
+    sha: str
+    parents: list[str]
+    time: int
+
+
+class ItemIndex:
+    """Which items every commit changed, kept in runtime/cache/history.idx, so `why ID`
+    and `log --item ID` need not diff every commit of a long history again.
+
+    One line per commit: sha, commit time, parents, and the commit's item changes
+    against its first parent (what `commit_changes` returns) as JSON. A commit never
+    changes, so its line never goes stale: whatever moved a branch (a write, a revert,
+    a pull or merge, a hand edit committed) only adds commits, and commits not yet in
+    the index are added (ancestors first) the first time a query meets them. Which
+    commits a branch holds, and their order, come from walking the parents in the index
+    exactly as `git.walk` walks the object store (newest commit time first, ties by sha),
+    so the answers are those of the full walk. A torn or foreign line is ignored and
+    that commit indexed again: the file is a cache, never a source of truth.
+    """
+
+    HEADER = "cogit-history-index 1\n"
+
+    def __init__(self, home: Home, repo):
+        self.repo = repo
+        self.path = home.runtime / "cache" / "history.idx"
+        self.rows: dict[str, tuple[int, list[str], str]] = {}
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError):
+            return
+        if not text.startswith(self.HEADER):
+            return
+        rows = self.rows
+        lines = text[len(self.HEADER):].split("\n")
+        lines.pop()  # "" after the last newline, or a line torn by a crash
+        for line in lines:
+            parts = line.split(" ", 3)
+            # a torn or foreign line is skipped: its commit is indexed again when met
+            if len(parts) == 4 and len(parts[0]) == 40 and parts[1].isdigit() and parts[3][:1] == "[" and parts[3][-1:] == "]":
+                rows[parts[0]] = (int(parts[1]), parts[2].split(",") if parts[2] != "-" else [], parts[3])
+
+    def ensure(self, head: str) -> None:
+        """Index every commit reachable from `head` that is not indexed yet."""
+        missing, todo, seen = [], [head], set()
+        while todo:
+            sha = todo.pop()
+            if sha in self.rows or sha in seen:
+                continue
+            seen.add(sha)
+            c = self.repo[sha.encode()]
+            info = _Node(sha, [p.decode() for p in c.parents], c.commit_time)
+            missing.append(info)
+            todo.extend(info.parents)
+        if not missing:
+            return
+        by_sha = {i.sha: i for i in missing}
+        lines, done = [], set()
+        for info in missing:  # ancestors first: any prefix of what is written is complete
+            stack = [(info, False)]
+            while stack:
+                node, expanded = stack.pop()
+                if node.sha in done:
+                    continue
+                if not expanded:
+                    stack.append((node, True))
+                    stack.extend((by_sha[p], False) for p in node.parents if p in by_sha and p not in done)
+                    continue
+                done.add(node.sha)
+                commit_time = node.time
+                found = commit_changes(self.repo, node.sha, node.parents[0] if node.parents else None)
+                changes = json.dumps([[c.op, c.section, c.key, c.text, c.fields] for c in found], ensure_ascii=False)
+                self.rows[node.sha] = (commit_time, node.parents, changes)
+                lines.append(f"{node.sha} {commit_time} {','.join(node.parents) or '-'} {changes}\n")
+        self._append(lines)
+
+    def _append(self, lines: list[str]) -> None:
+        try:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fresh = not self.path.exists() or self.path.stat().st_size == 0
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, ((self.HEADER if fresh else "") + "".join(lines)).encode("utf-8"))
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # an index that cannot be written only costs speed
+
+    def walk(self, head: str | None):
+        """The shas reachable from `head` in `git.walk`'s order."""
+        if not head:
+            return
+        self.ensure(head)
+        rows = self.rows
+        queue, queued = [(-rows[head][0], head)], {head}
+        while queue:
+            _, sha = heapq.heappop(queue)
+            yield sha
+            for parent in rows[sha][1]:
+                if parent not in queued:
+                    if parent not in rows:
+                        self.ensure(parent)
+                    queued.add(parent)
+                    heapq.heappush(queue, (-rows[parent][0], parent))
+
+    def changes(self, sha: str, item_id: str, needle: str | None = None) -> list[ItemChange]:
+        """The changes of commit `sha` to `item_id` (`needle`: the id as JSON, if known)."""
+        text = self.rows[sha][2]
+        if (needle or json.dumps(item_id, ensure_ascii=False)) not in text:
+            return []
+        try:
+            return [ItemChange(op, section, key, changed_text, [tuple(f) for f in fields])
+                    for op, section, key, changed_text, fields in json.loads(text) if key == item_id]
+        except (ValueError, TypeError):  # a garbled line: the commit itself answers
+            return commit_changes(self.repo, sha, only_id=item_id)
 
 
 def log(
@@ -95,7 +252,13 @@ def log(
     try:
         cutoff = parse_since(since) if since else None
         out = []
-        for info in git.walk(repo, git.head(repo, branch)):
+        if item:
+            index = ItemIndex(home, repo)
+            needle = json.dumps(item, ensure_ascii=False)
+            infos = (git.info(repo, sha) for sha in index.walk(git.head(repo, branch)) if index.changes(sha, item, needle))
+        else:
+            infos = git.walk(repo, git.head(repo, branch))
+        for info in infos:
             if cutoff is not None and info.time < cutoff:
                 continue
             entry = _entry(info)
@@ -105,8 +268,6 @@ def log(
             if source and t.get("Cogit-Source") != source:
                 continue
             if session and t.get("Cogit-Session") != session:
-                continue
-            if item and not commit_changes(repo, info.sha, only_id=item):
                 continue
             out.append(entry)
             if limit and len(out) >= limit:
@@ -120,10 +281,12 @@ def why(home: Home, item_id: str, branch: str = git.MAIN) -> list[tuple[Entry, l
     repo = open_existing(home)
     try:
         out = []
-        for info in git.walk(repo, git.head(repo, branch)):
-            changes = commit_changes(repo, info.sha, only_id=item_id)
+        index = ItemIndex(home, repo)
+        needle = json.dumps(item_id, ensure_ascii=False)
+        for sha in index.walk(git.head(repo, branch)):
+            changes = index.changes(sha, item_id, needle)
             if changes:
-                out.append((_entry(info), changes))
+                out.append((_entry(git.info(repo, sha)), changes))
         return out
     finally:
         repo.close()

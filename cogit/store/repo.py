@@ -24,11 +24,10 @@ for _key in [k for k in os.environ if k.startswith("GIT_") and k not in _KEEP]:
     del os.environ[_key]
 
 from dulwich.errors import NotGitRepository  # noqa: E402
-from dulwich.index import index_entry_from_stat  # noqa: E402
 from dulwich.objects import Blob, Commit, Tree  # noqa: E402
-from dulwich.objectspec import parse_commit  # noqa: E402
-from dulwich.patch import write_tree_diff  # noqa: E402
 from dulwich.repo import Repo  # noqa: E402
+# dulwich.index, .objectspec and .patch (about 25 ms) are imported where used: most
+# commands only read commits.
 
 from cogit.errors import Conflict, InvalidState, NotInitialized, RevisionNotFound, UsageError  # noqa: E402
 
@@ -264,6 +263,8 @@ def sync_worktree(repo: Repo, root: Path, files: dict[str, bytes | None], allowe
     The only function that writes the memory's working tree, and only by the names in
     `allowed` (the state files): a name from a tree is never trusted as a path.
     """
+    from dulwich.index import index_entry_from_stat
+
     strange = [n for n in files if n not in allowed or "/" in n or n.startswith(".")]
     if strange:
         raise ValueError(f"refusing to write {strange[:3]!r} in the memory working tree")
@@ -308,7 +309,7 @@ def read_pending(root: Path) -> str | None:
 def reset_index(repo: Repo, root: Path, sha: str | None, allowed: frozenset[str]) -> None:
     """Rebuild the index from a commit's tree. Files whose content matches get their stat
     recorded (clean); others get none, so the next look compares their content."""
-    from dulwich.index import IndexEntry
+    from dulwich.index import IndexEntry, index_entry_from_stat
 
     index = open_index(repo)
     for key in list(index):
@@ -445,6 +446,8 @@ def resolve(repo: Repo, rev: str, default_branch: str = MAIN) -> str:
     if base.upper() == "HEAD" or base == "@" or not base:
         base = default_branch
     try:
+        from dulwich.objectspec import parse_commit
+
         sha = parse_commit(repo, base.encode()).id
         for op, count in re.findall(r"([~^])(\d*)", suffix):
             n = int(count) if count else 1
@@ -464,6 +467,8 @@ def resolve(repo: Repo, rev: str, default_branch: str = MAIN) -> str:
 def raw_diff(repo: Repo, old: str | None, new: str) -> str:
     out = BytesIO()
     old_tree = repo[old.encode()].tree if old else None
+    from dulwich.patch import write_tree_diff
+
     write_tree_diff(out, repo.object_store, old_tree, repo[new.encode()].tree)
     return out.getvalue().decode("utf-8", "replace")
 

@@ -13,7 +13,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator, FormatChecker
+# jsonschema (with referencing, attrs, rpds: about 40 ms) is imported when something is
+# validated, not when a command that only reads memory imports this module.
 
 from cogit.errors import InvalidState
 from cogit.store import yamlio
@@ -41,10 +42,16 @@ def schema(section: str) -> dict:
 # cogit checks it itself: RFC 3339 (what `now_iso` writes: 2026-11-30T10:00:00Z), with
 # an offset (Z or +01:00), optional fractions, and a real date and time.
 _DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})")
-FORMATS = FormatChecker(formats=())
+@lru_cache(maxsize=None)
+def formats():
+    """The format checker of every validator: `date-time` checked by `_is_date_time`."""
+    from jsonschema import FormatChecker
+
+    checker = FormatChecker(formats=())
+    checker.checks("date-time", raises=ValueError)(_is_date_time)
+    return checker
 
 
-@FORMATS.checks("date-time", raises=ValueError)
 def _is_date_time(value) -> bool:
     if not isinstance(value, str):
         return True  # the type keyword speaks for other types
@@ -63,8 +70,10 @@ _ID_TEXT = re.compile(r"[a-z]{1,3}-[0-9a-f]{4,16}")
 
 
 @lru_cache(maxsize=None)
-def validator(section: str) -> Draft202012Validator:
-    return Draft202012Validator(schema(section), format_checker=FORMATS)
+def validator(section: str) -> "Draft202012Validator":
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(schema(section), format_checker=formats())
 
 
 def _message(error) -> str:
@@ -145,8 +154,10 @@ def check_changed(section: str, doc: Any, before: Any, filename: str) -> None:
 
 
 @lru_cache(maxsize=None)
-def _item_validator(section: str) -> Draft202012Validator:
-    return Draft202012Validator(schema(section)["properties"]["items"]["items"], format_checker=FORMATS)
+def _item_validator(section: str) -> "Draft202012Validator":
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(schema(section)["properties"]["items"]["items"], format_checker=formats())
 
 
 def check(section: str, doc: Any, filename: str) -> None:

@@ -18,7 +18,7 @@ def status(home: Home) -> dict:
         branch = git.checked_out_branch(repo) or git.MAIN
         head = git.head(repo, branch) or ""
         state = load_state(repo, head)
-        commits = sum(1 for _ in repo.get_walker(include=[head.encode()])) if head else 0
+        commits = count_commits(home, repo, head) if head else 0
         hand = sorted(dirty_files(home, repo))
     finally:
         repo.close()
@@ -44,13 +44,51 @@ def status(home: Home) -> dict:
     }
 
 
+_COUNTS_KEPT = 32
+
+
+def count_commits(home: Home, repo, head: str) -> int:
+    """How many commits `head` holds (what `git rev-list --count` says), without walking
+    the whole history each time: counts are kept in runtime/cache/commit-counts.json by
+    commit, and a new head is counted from the nearest counted commit on its first-parent
+    line. A commit with one parent adds one; a merge adds what it brings that its first
+    parent did not have (a walk of the merged side only). Commits never change, so a kept
+    count never goes stale, whatever moved the branch."""
+    path = home.runtime / "cache" / "commit-counts.json"
+    try:
+        counts = {k: v for k, v in json.loads(path.read_text("utf-8")).items() if isinstance(v, int)}
+    except (OSError, ValueError, AttributeError):
+        counts = {}
+    if head in counts:
+        return counts[head]
+    chain, sha = [], head
+    while sha is not None and sha not in counts:
+        parents = [p.decode() for p in repo[sha.encode()].parents]
+        chain.append((sha, parents))
+        sha = parents[0] if parents else None
+    n = counts[sha] if sha is not None else 0
+    for sha, parents in reversed(chain):
+        if len(parents) <= 1:
+            n += 1
+        else:
+            n += sum(1 for _ in repo.get_walker(include=[sha.encode()], exclude=[parents[0].encode()]))
+    counts = dict(list(counts.items())[-(_COUNTS_KEPT - 1):])
+    counts[head] = n
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        git.write_atomic(path, json.dumps(counts).encode(), durable=False)
+    except OSError:
+        pass  # a count that cannot be kept is counted again next time
+    return n
+
+
 def unsaved_sessions(home: Home) -> int:
     """Sessions whose records are not all in memory yet: queued items, a fold under way,
     or records since the last fold. A live session that has done nothing does not count."""
-    from cogit.learn.drain import _agg_empty
-
     n = 0
     for path in home.sessions.glob("*/state.json") if home.sessions.exists() else []:
+        from cogit.learn.drain import _agg_empty  # only when there are sessions: it imports much
+
         try:
             state = json.loads(path.read_text("utf-8"))
         except (OSError, ValueError):

@@ -17,13 +17,8 @@ import json
 import re
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.constructor import RoundTripConstructor
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent
-from ruamel.yaml.scanner import RoundTripScanner
-from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+# ruamel.yaml is imported where it is used (parsing, dumping, round trips): commands
+# that only read cached or canonical documents never pay for it (about 20 ms).
 
 MAX_BYTES = 256 * 1024
 MAX_DEPTH = 50  # nested collections; cogit's own files need 4
@@ -59,31 +54,42 @@ def _bounded(construct):
     return build
 
 
-class _Constructor(RoundTripConstructor):
-    pass
+_CLASSES: list = []
 
 
-_Constructor.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
-_Constructor.add_constructor("tag:yaml.org,2002:int", _bounded(RoundTripConstructor.construct_yaml_int))
-_Constructor.add_constructor("tag:yaml.org,2002:float", _bounded(RoundTripConstructor.construct_yaml_float))
+def _classes():
+    """ruamel's constructor and scanner with cogit's limits, built on first use."""
+    if _CLASSES:
+        return _CLASSES
+    from ruamel.yaml.constructor import RoundTripConstructor
+    from ruamel.yaml.scanner import RoundTripScanner
+
+    class _Constructor(RoundTripConstructor):
+        pass
+
+    _Constructor.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
+    _Constructor.add_constructor("tag:yaml.org,2002:int", _bounded(RoundTripConstructor.construct_yaml_int))
+    _Constructor.add_constructor("tag:yaml.org,2002:float", _bounded(RoundTripConstructor.construct_yaml_float))
+
+    class _Scanner(RoundTripScanner):
+        """ruamel's scanner with a limit on flow nesting, checked as each `[`/`{` opens: its
+        look-ahead for keys costs O(levels²) per line, so 50,000 `[` took minutes; now it stops
+        after 50. Block nesting costs it nothing; `load` counts all levels as events arrive."""
+
+        def fetch_flow_collection_start(self, *args, **kwargs):
+            if self.flow_level >= MAX_DEPTH:
+                raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", _line(self.reader.get_mark()))
+            return super().fetch_flow_collection_start(*args, **kwargs)
+
+    _CLASSES[:] = [_Constructor, _Scanner]
+    return _CLASSES
 
 
-class _Scanner(RoundTripScanner):
-    """ruamel's scanner with a limit on flow nesting, checked as each `[`/`{` opens: its
-    look-ahead for keys costs O(levels²) per line, so 50,000 `[` took minutes; now it stops
-    after 50. Block nesting costs it nothing; `load` counts all levels as events arrive."""
+def _yaml():
+    from ruamel.yaml import YAML
 
-    def fetch_flow_collection_start(self, *args, **kwargs):
-        if self.flow_level >= MAX_DEPTH:
-            raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", _line(self.reader.get_mark()))
-        return super().fetch_flow_collection_start(*args, **kwargs)
-
-
-
-def _yaml() -> YAML:
     y = YAML(typ="rt")
-    y.Constructor = _Constructor
-    y.Scanner = _Scanner
+    y.Constructor, y.Scanner = _classes()
     y.indent(mapping=2, sequence=4, offset=2)
     y.width = 4096  # never fold long texts: one item, one line, small diffs
     y.preserve_quotes = True
@@ -101,6 +107,9 @@ def load(text: str | bytes) -> Any:
             raise YamlProblem(f"not UTF-8 text (byte {e.start})") from None
     if len(text.encode("utf-8")) > MAX_BYTES:
         raise YamlProblem(f"file is over the {MAX_BYTES}-byte limit")
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent
+
     y = _yaml()
     try:
         depth = 0
@@ -134,6 +143,8 @@ _RISKY = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]|^\s|\s$|\r
 def _protect(value: Any) -> Any:
     """Strings with control or line-separator characters are written double-quoted,
     where YAML escapes them; in other styles the emitter folds e.g. U+0085 to a space."""
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
     if isinstance(value, str) and not isinstance(value, DoubleQuotedScalarString) and _RISKY.search(value):
         return DoubleQuotedScalarString(value)
     if isinstance(value, dict):
@@ -178,6 +189,8 @@ def update(old: Any, new: Any) -> Any:
     Maps are updated key by key; lists of items are matched by `id`, so the comment
     on an item stays with that item when others are added or removed.
     """
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
     if isinstance(old, CommentedMap) and isinstance(new, dict):
         for key in [k for k in old if k not in new]:
             del old[key]
@@ -201,6 +214,8 @@ def update(old: Any, new: Any) -> Any:
 
 def line_of(doc: Any, path: list) -> int | None:
     """The 1-based line of the node at `path` (keys and indexes) in a round-trip doc."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
     line = None
     node = doc
     for key in path:

@@ -1,0 +1,64 @@
+"""Cold commands: a whole `cogit ...` process against `python -c pass`, same Python.
+
+Targets (issue 11): `show`, `status`, `log -n 20`, `log --event E -n 20` and `--help`
+at most 5x `python -c pass`; `add` at most 8x. Run in the smallest benchmark home
+(the commands do not grow with history; bench/query.py checks that). `add` writes,
+so it runs in a copy, each run adding a new learning (a real commit every time).
+Peak memory (GNU time's max RSS) is reported for each.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import timing as t
+
+
+def figures(homes: dict[int, Path], quick: bool) -> list[dict]:
+    small = t.sizes(homes)[0]
+    runs, warmup = (2, 1) if quick else (20, 2)
+    work = Path(tempfile.mkdtemp(prefix="cogit-bench-cold-"))
+    home = t.view(homes[small], work / "read")
+    writable = t.copy(homes[small], work / "write")
+    event = t.manifest(homes[small])["event"]
+    cogit = t.cogit_argv()
+    env, wenv = t.clean_env(home), t.clean_env(writable)
+    counter = iter(range(10**9))
+    variants = {
+        "python -c pass": ([sys.executable, "-c", "pass"], env),
+        "--help": ([*cogit, "--help"], env),
+        "show": ([*cogit, "show"], env),
+        "status": ([*cogit, "status"], env),
+        "log -n 20": ([*cogit, "log", "-n", "20"], env),
+        f"log --event {event} -n 20": ([*cogit, "log", "--event", event, "-n", "20"], env),
+    }
+    times = t.measure(variants, runs, warmup)
+    # add: its own round robin with pass (each run a new learning, so a real commit)
+    add_times: dict[str, list[float]] = {"python -c pass": [], "add": []}
+    for n in range(warmup + runs):
+        for name in add_times:
+            argv = [sys.executable, "-c", "pass"] if name != "add" else [*cogit, "add", "learning",
+                                                                         f"cold add number {next(counter)}"]
+            ms, _ = t.run(argv, wenv)
+            if n >= warmup:
+                add_times[name].append(ms)
+    base = t.med(times["python -c pass"])
+    rows = []
+    for name in variants:
+        if name == "python -c pass":
+            continue
+        kib = t.peak_kib(variants[name][0], variants[name][1])
+        rows.append(t.row(f"cold `{name}` vs `python -c pass`", t.med(times[name]), base, 5,
+                          method=t.method(times, ["python -c pass", name], warmup,
+                                          f"home of {small:,} commits; peak memory {kib / 1024:.1f} MB" if kib else ""),
+                          note="the floor: Python with the console script (which imports `re`), click and "
+                               "dulwich.repo; see the floors and import profiles below"))
+    kib = t.peak_kib([*cogit, "add", "learning", "cold add peak"], wenv)
+    rows.append(t.row("cold `add learning` vs `python -c pass`", t.med(add_times["add"]), t.med(add_times["python -c pass"]), 8,
+                      method=t.method(add_times, ["python -c pass", "add"], warmup,
+                                      "a new learning per run (one commit each)" + (f"; peak memory {kib / 1024:.1f} MB" if kib else "")),
+                      note="the write path also imports jsonschema and ruamel.yaml (validation, canonical "
+                           "YAML) on top of the read floor; see the import profiles below"))
+    return rows
