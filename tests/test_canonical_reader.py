@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cogit.store import yamlio
-from cogit.sync import canonical_reader
+from cogit.store import canonical_reader
 from cogit.store.schema import SECTIONS
 from cogit.store.state import template_text
 

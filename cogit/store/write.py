@@ -227,8 +227,9 @@ def create_root(repo, branch: str, name: str, cause: Provenance | None = None) -
 
 def main_config(repo):
     """main's config.yaml (the settings of every scope), defaults if it has none."""
-    data = git.read_files(repo, git.head(repo, git.MAIN)).get(filename("config"))
-    return schema.parse("config", data, filename("config")) if data is not None else default_doc("config")
+    # Through the parse cache (loader.py): a read command never imports ruamel.yaml or jsonschema for it.
+    blob = git.blob_ids(repo, git.head(repo, git.MAIN)).get(filename("config"))
+    return loader.parse_blob(repo, "config", blob) if blob is not None else default_doc("config")
 
 
 def lock_wait() -> float:

@@ -24,7 +24,7 @@ from typing import Callable
 
 from cogit.errors import InvalidState
 from cogit.store import loader, schema, yamlio
-from cogit.sync import canonical_reader
+from cogit.store import canonical_reader
 from cogit.store import repo as git
 from cogit.store.state import STATE_FILES, filename, section_of_file
 
