@@ -283,14 +283,14 @@ def test_remember_waits_for_review_when_config_wants_agent_proposals_approved(in
     assert [a["text"] for a in c.json("show", "avoidances")["avoidances"]] == [pending["text"]]
 
 
-def test_install_registers_the_server_with_codex_gemini_and_cursor_and_uninstall_removes_only_it(initialized, tmp_path):
+def test_install_registers_the_server_with_codex_gemini_cursor_and_openclaw_and_uninstall_removes_only_it(initialized, tmp_path):
     """Codex keeps MCP servers in config.toml tables, Gemini CLI and Cursor in JSON
     `mcpServers`: each gets exactly one `cogit` entry beside the user's, and loses only it."""
     import tomllib
 
     c = initialized
     user = tmp_path / "userhome"
-    env = {"CODEX_HOME": str(user / ".codex"), "GEMINI_CLI_HOME": str(user)}
+    env = {"CODEX_HOME": str(user / ".codex"), "GEMINI_CLI_HOME": str(user), "OPENCLAW_STATE_DIR": str(user / ".openclaw")}
     (user / ".codex").mkdir()
     toml = user / ".codex" / "config.toml"
     mine = 'model = "gpt-6"\n\n[mcp_servers.github]\ncommand = "gh-mcp"\nargs = ["--stdio"]\n\n[profiles.fast]\nmodel = "gpt-6-mini"\n'
@@ -298,7 +298,10 @@ def test_install_registers_the_server_with_codex_gemini_and_cursor_and_uninstall
     (user / ".gemini").mkdir()
     gemini = user / ".gemini" / "settings.json"
     gemini.write_text(json.dumps({"theme": "dark", "mcpServers": {"docs": {"command": "docs-mcp"}}}))
-    for agent in ("codex", "gemini", "cursor"):
+    (user / ".openclaw").mkdir()
+    claw = user / ".openclaw" / "openclaw.json"
+    claw.write_text(json.dumps({"mcp": {"sessionIdleTtlMs": 5, "servers": {"fs": {"command": "fs-mcp"}}}}))
+    for agent in ("codex", "gemini", "cursor", "openclaw"):
         c.run("install", agent, "--mcp", env=env)
         assert "nothing changed" in c.run("install", agent, "--mcp", env=env).out  # idempotent
     data = tomllib.loads(toml.read_text())
@@ -311,12 +314,16 @@ def test_install_registers_the_server_with_codex_gemini_and_cursor_and_uninstall
     assert "hooks" in g  # the hooks beside it
     cursor = json.loads((user / ".cursor" / "mcp.json").read_text())
     assert cursor["mcpServers"]["cogit"]["command"] == ours["command"]
-    for agent in ("codex", "gemini", "cursor"):
+    oc = json.loads(claw.read_text())["mcp"]
+    assert oc["sessionIdleTtlMs"] == 5 and oc["servers"]["fs"] == {"command": "fs-mcp"}
+    assert oc["servers"]["cogit"]["transport"] == "stdio" and oc["servers"]["cogit"]["args"][:2] == ["-E", "-P"]
+    for agent in ("codex", "gemini", "cursor", "openclaw"):
         c.run("uninstall", agent, env=env)
     assert toml.read_text() == mine
     g = json.loads(gemini.read_text())
     assert g["mcpServers"] == {"docs": {"command": "docs-mcp"}} and "hooks" not in g
     assert json.loads((user / ".cursor" / "mcp.json").read_text()) == {"mcpServers": {}}
+    assert json.loads(claw.read_text())["mcp"] == {"sessionIdleTtlMs": 5, "servers": {"fs": {"command": "fs-mcp"}}}
     toml.write_text('[mcp_servers.cogit]\ncommand = "someone-elses"\n')
     bad = c.run("install", "codex", "--mcp", check=False, env=env)
     assert bad.returncode == 1 and "not cogit's" in bad.err and toml.read_text() == '[mcp_servers.cogit]\ncommand = "someone-elses"\n'

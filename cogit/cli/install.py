@@ -18,7 +18,7 @@ from cogit.paths import Home
 @click.option("--project", "project", type=click.Path(file_okay=False),
               help="Write the agent's project settings in DIR (DIR/.claude/settings.json, DIR/.codex/hooks.json, ...) instead of the user's.")
 @click.option("--dry-run", is_flag=True, help="Print the settings that would be written; write nothing.")
-@click.option("--mcp", "with_mcp", is_flag=True, help="Also register `cogit mcp` as an MCP server (Claude Code, Codex, Gemini CLI, Cursor; needs pip install 'cogit[mcp]').")
+@click.option("--mcp", "with_mcp", is_flag=True, help="Also register `cogit mcp` as an MCP server (in each agent's MCP settings; needs pip install 'cogit[mcp]').")
 @click.pass_obj
 def install(obj, agent: str | None, project: str | None, dry_run: bool, with_mcp: bool) -> None:
     """Add cogit's hooks to an agent's settings (kept beside the hooks already there).
@@ -41,9 +41,6 @@ def install(obj, agent: str | None, project: str | None, dry_run: bool, with_mcp
             click.echo(f"  next: {mod.NEXT_STEP}")
     if with_mcp:
         for name in agents:
-            if name == "openclaw":  # its plugin is how OpenClaw reaches cogit; no MCP entry is written for it
-                click.echo("  OpenClaw: no MCP server registered (add `cogit mcp` to its MCP settings by hand if you want it)")
-                continue
             _install_mcp(name, project, home, dry_run)
 
 

@@ -2,8 +2,9 @@
 
 Claude Code, Gemini CLI and Cursor keep MCP servers in a JSON object `mcpServers`
 (Claude Code: `~/.claude.json` for the user, `.mcp.json` in a project; Gemini CLI: its
-`settings.json`; Cursor: `.cursor/mcp.json`); Codex in TOML tables `[mcp_servers.NAME]`
-of `config.toml` (see `register_toml`). We merge one entry, `cogit`, and keep every other
+`settings.json`; Cursor: `.cursor/mcp.json`), OpenClaw in `mcp.servers` of
+`openclaw.json`; Codex in TOML tables `[mcp_servers.NAME]` of `config.toml` (see
+`register_toml`). We merge one entry, `cogit`, and keep every other
 server and key as it was; a second run changes nothing; a file that cannot be parsed is
 refused with nothing written; a backup is kept before any change; uninstall removes only
 an entry whose command is ours (a server the user named `cogit` themselves stays).
@@ -60,6 +61,8 @@ def path_for(agent: str, project: str | None) -> Path:
         return mod.config_dir(project) / "mcp.json"
     if agent == "codex":
         return mod.config_dir(project) / "config.toml"
+    if agent == "openclaw":
+        return mod.settings_path(project)  # openclaw.json: mcp.servers beside the plugin entry
     raise InstallError(f"cogit cannot register its MCP server with {mod.NAME} yet",
                        hint="Add `cogit mcp` to that agent's MCP settings by hand (see README \"The MCP server\").")
 
@@ -68,6 +71,8 @@ def register_for(agent: str, project: str | None, home: str | None, dry_run: boo
     path = path_for(agent, project)
     if agent == "codex":
         return register_toml(path, home, dry_run)
+    if agent == "openclaw":  # its schema: mcp.servers.NAME {command, args, env, transport}
+        return register(path, home, dry_run, typed=False, keys=("mcp", "servers"), extra={"transport": "stdio"})
     return register(path, home, dry_run, typed=agent == "claude")
 
 
@@ -76,10 +81,12 @@ def unregister_for(agent: str, project: str | None, dry_run: bool = False) -> di
         path = path_for(agent, project)
     except InstallError:
         return {"path": "", "changed": False, "backup": None, "entry": None}
-    return unregister_toml(path, dry_run) if agent == "codex" else unregister(path, dry_run)
+    if agent == "codex":
+        return unregister_toml(path, dry_run)
+    return unregister(path, dry_run, keys=("mcp", "servers") if agent == "openclaw" else ("mcpServers",))
 
 
-def _load(path: Path) -> tuple[dict, str | None]:
+def _load(path: Path, keys: tuple = ("mcpServers",)) -> tuple[dict, str | None]:
     if not path.exists():
         return {}, None
     text = path.read_text("utf-8")
@@ -90,10 +97,20 @@ def _load(path: Path) -> tuple[dict, str | None]:
     except json.JSONDecodeError as e:
         raise InstallError(f"{path} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); nothing was written",
                            hint="Fix the file by hand (or move it away) and run the command again.") from None
-    if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
-        raise InstallError(f"{path} does not hold an object with an `mcpServers` object; nothing was written",
-                           hint="Fix the file by hand and run the command again.")
+    node = data
+    for key in keys:
+        if not isinstance(node, dict) or not isinstance(node.get(key, {}), dict):
+            raise InstallError(f"{path} does not hold an object with a `{'.'.join(keys)}` object; nothing was written",
+                               hint="Fix the file by hand and run the command again.")
+        node = node.get(key, {})
     return data, text
+
+
+def _servers(data: dict, keys: tuple, create: bool = False) -> dict:
+    node = data
+    for key in keys:
+        node = node.setdefault(key, {}) if create else (node.get(key) or {})
+    return node
 
 
 def _write(path: Path, old_text: str | None, data: dict) -> str | None:
@@ -111,32 +128,32 @@ def _write(path: Path, old_text: str | None, data: dict) -> str | None:
     return str(backup) if backup else None
 
 
-def register(path: Path, home: str | None, dry_run: bool = False, typed: bool = True) -> dict:
-    """Add (or update) the `cogit` server in `path`. Returns {"path", "changed", "backup", "entry"}."""
-    data, text = _load(path)
-    servers = data.get("mcpServers") or {}
+def register(path: Path, home: str | None, dry_run: bool = False, typed: bool = True, keys: tuple = ("mcpServers",),
+             extra: dict | None = None) -> dict:
+    """Add (or update) the `cogit` server in `path` (under `keys`). Returns {"path", "changed", "backup", "entry"}."""
+    data, text = _load(path, keys)
+    servers = _servers(data, keys)
     if NAME in servers and not is_ours(servers[NAME]):
         raise InstallError(f"{path} already has an MCP server named {NAME!r} that is not cogit's; nothing was written",
                            hint="Rename or remove that entry by hand, then run the command again.")
-    entry = server_entry(home, typed=typed)
+    entry = {**server_entry(home, typed=typed), **(extra or {})}
     changed = servers.get(NAME) != entry
     if changed and not dry_run:
         new = json.loads(json.dumps(data))
-        new.setdefault("mcpServers", {})[NAME] = entry
+        _servers(new, keys, create=True)[NAME] = entry
         backup = _write(path, text, new)
     else:
         backup = None
     return {"path": str(path), "changed": changed, "backup": backup, "entry": entry}
 
 
-def unregister(path: Path, dry_run: bool = False) -> dict:
-    data, text = _load(path)
-    servers = data.get("mcpServers") or {}
-    changed = is_ours(servers.get(NAME))
+def unregister(path: Path, dry_run: bool = False, keys: tuple = ("mcpServers",)) -> dict:
+    data, text = _load(path, keys)
+    changed = is_ours(_servers(data, keys).get(NAME))
     backup = None
     if changed and not dry_run:
         new = json.loads(json.dumps(data))
-        del new["mcpServers"][NAME]
+        del _servers(new, keys)[NAME]
         backup = _write(path, text, new)
     return {"path": str(path), "changed": changed, "backup": backup, "entry": None}
 
