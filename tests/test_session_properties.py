@@ -40,6 +40,17 @@ def cogit(home: Path, cwd: Path, *args, input: bytes | None = None) -> subproces
                           env=env, cwd=str(cwd), timeout=60)
 
 
+def without_update(said, acknowledged):
+    """A prompt's reply without the per-turn update (lessons other sessions stored since this
+    session's last injection, each one acknowledged before), which comes first."""
+    if said and said.startswith("<cogit-memory-update>"):
+        update, _, said = said.partition("</cogit-memory-update>")
+        for line in update.splitlines()[2:]:
+            assert any(f"] {lesson} [" in line for lesson in acknowledged), line
+        said = said.lstrip("\n") or None
+    return said
+
+
 class Sessions(RuleBasedStateMachine):
     root: Path  # set by the test
 
@@ -73,10 +84,11 @@ class Sessions(RuleBasedStateMachine):
         if kind == "remember":
             lesson = f"lesson {self.n} of {sid[:4]}"
             said = self.hook("UserPromptSubmit", sid, prompt=f"Remember this: {lesson}")
-            assert said == f'cogit: noted for memory as a feedback learning: "{lesson}"'
+            assert without_update(said, self.acknowledged) == f'cogit: noted for memory as a feedback learning: "{lesson}"'
             self.acknowledged.append(lesson)
         elif kind == "prompt":
-            assert self.hook("UserPromptSubmit", sid, prompt="please look at the parser and tell me what it does") is None
+            said = self.hook("UserPromptSubmit", sid, prompt="please look at the parser and tell me what it does")
+            assert without_update(said, self.acknowledged) is None
         elif kind == "tool":
             self.hook("PostToolUse", sid, tool_name="Read", tool_input={"file_path": f"{self.project}/f{self.n}.py"},
                       tool_response={"type": "text", "file": {"content": "x"}}, tool_use_id=f"t{self.n}", duration_ms=2)

@@ -81,6 +81,12 @@ def changes(state: dict, digest: dict | None, branch: str, limit: int) -> str | 
     heads = digest.get("heads")
     if not isinstance(heads, dict) or not heads or heads == state.get("mem_marker"):
         return None  # the common case: nothing committed since the last look
+    if "mem_marker" not in state:
+        # A part that began without a session-start injection (resumed after its records
+        # were folded, hooks installed mid-session): what memory held before is not news;
+        # count from here.
+        saw(state, digest)
+        return None
     known = set(state.get("mem_known") or ())
     mine = set(state.get("mem_own") or ())
     new = [f for f in digest.get("fresh") or () if isinstance(f, dict) and isinstance(f.get("line"), str)
