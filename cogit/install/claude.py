@@ -11,10 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import time
 from pathlib import Path
-
-from cogit.errors import InstallError
 
 from cogit.launch import hook_argv
 
@@ -76,22 +73,9 @@ def home_of(commands: list[tuple[str, str]]) -> str | None:
 
 
 def load(path: Path) -> dict:
-    if not path.exists():
-        return {}
-    text = path.read_text("utf-8")
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InstallError(
-            f"{path} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); nothing was written",
-            hint="Fix the file by hand (or move it away) and run the command again.",
-        ) from None
-    if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
-        raise InstallError(f"{path} does not hold a settings object with a `hooks` object; nothing was written",
-                           hint="Fix the file by hand and run the command again.")
-    return data
+    from cogit.install import hookfile
+
+    return hookfile.load(path)
 
 
 def without_ours(data: dict) -> dict:
@@ -128,15 +112,9 @@ def with_ours(data: dict, home: str | None) -> dict:
 
 
 def _write(path: Path, old_text: str | None, data: dict) -> Path | None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    backup = None
-    if old_text is not None:
-        backup = path.with_name(f"{path.name}.cogit-backup-{time.strftime('%Y%m%dT%H%M%S')}")
-        backup.write_text(old_text, "utf-8")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
-    os.replace(tmp, path)
-    return backup
+    from cogit.install import hookfile
+
+    return hookfile.write(path, old_text, data)
 
 
 def install(project: str | None = None, home: str | None = None, dry_run: bool = False) -> dict:

@@ -34,35 +34,50 @@ def is_ours(handler) -> bool:
     return any(marker in text for marker in MARKERS)
 
 
-def load(path: Path) -> dict:
+def read_json(path: Path) -> tuple[dict | None, str | None]:
+    """(data, text) of an agent's JSON settings file: ({}, None) when it does not exist.
+    A file that is not JSON is refused: we never write over what we cannot read."""
     if not path.exists():
-        return {}
+        return {}, None
     text = path.read_text("utf-8")
     if not text.strip():
-        return {}
+        return {}, text
     try:
-        data = json.loads(text)
+        return json.loads(text), text
     except json.JSONDecodeError as e:
         raise InstallError(
             f"{path} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); nothing was written",
             hint="Fix the file by hand (or move it away) and run the command again.",
         ) from None
+
+
+def load(path: Path) -> dict:
+    data, _ = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
-        raise InstallError(f"{path} does not hold an object with a `hooks` object; nothing was written",
+        raise InstallError(f"{path} does not hold a settings object with a `hooks` object; nothing was written",
                            hint="Fix the file by hand and run the command again.")
     return data
 
 
-def write(path: Path, old_text: str | None, data: dict) -> Path | None:
+def write_text(path: Path, old_text: str | None, new_text: str) -> Path | None:
+    """Replace an agent's settings file atomically, keeping a backup of the old text (owner
+    only: ~/.claude.json holds account state) and the file's permissions."""
     path.parent.mkdir(parents=True, exist_ok=True)
     backup = None
     if old_text is not None:
         backup = path.with_name(f"{path.name}.cogit-backup-{time.strftime('%Y%m%dT%H%M%S')}")
         backup.write_text(old_text, "utf-8")
+        os.chmod(backup, 0o600)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+    tmp.write_text(new_text, "utf-8")
+    if path.exists():
+        os.chmod(tmp, path.stat().st_mode & 0o777)
     os.replace(tmp, path)
     return backup
+
+
+def write(path: Path, old_text: str | None, data: dict) -> Path | None:
+    return write_text(path, old_text, json.dumps(data, indent=2) + "\n")
 
 
 # --- Claude-style files: {"hooks": {EVENT: [{"matcher"?, "hooks": [handler, ...]}]}} (Codex, Gemini)

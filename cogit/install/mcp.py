@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 from cogit.errors import InstallError
@@ -87,16 +86,9 @@ def unregister_for(agent: str, project: str | None, dry_run: bool = False) -> di
 
 
 def _load(path: Path, keys: tuple = ("mcpServers",)) -> tuple[dict, str | None]:
-    if not path.exists():
-        return {}, None
-    text = path.read_text("utf-8")
-    if not text.strip():
-        return {}, text
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InstallError(f"{path} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); nothing was written",
-                           hint="Fix the file by hand (or move it away) and run the command again.") from None
+    from cogit.install import hookfile
+
+    data, text = hookfile.read_json(path)
     node = data
     for key in keys:
         if not isinstance(node, dict) or not isinstance(node.get(key, {}), dict):
@@ -114,17 +106,9 @@ def _servers(data: dict, keys: tuple, create: bool = False) -> dict:
 
 
 def _write(path: Path, old_text: str | None, data: dict) -> str | None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    backup = None
-    if old_text is not None:
-        backup = path.with_name(f"{path.name}.cogit-backup-{time.strftime('%Y%m%dT%H%M%S')}")
-        backup.write_text(old_text, "utf-8")
-        os.chmod(backup, 0o600)  # ~/.claude.json holds the user's account state
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
-    if path.exists():
-        os.chmod(tmp, path.stat().st_mode & 0o777)
-    os.replace(tmp, path)
+    from cogit.install import hookfile
+
+    backup = hookfile.write(path, old_text, data)
     return str(backup) if backup else None
 
 
@@ -246,15 +230,7 @@ def unregister_toml(path: Path, dry_run: bool = False) -> dict:
 
 
 def _write_text(path: Path, old_text: str | None, new_text: str) -> str | None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    backup = None
-    if old_text is not None:
-        backup = path.with_name(f"{path.name}.cogit-backup-{time.strftime('%Y%m%dT%H%M%S')}")
-        backup.write_text(old_text, "utf-8")
-        os.chmod(backup, 0o600)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(new_text, "utf-8")
-    if path.exists():
-        os.chmod(tmp, path.stat().st_mode & 0o777)
-    os.replace(tmp, path)
+    from cogit.install import hookfile
+
+    backup = hookfile.write_text(path, old_text, new_text)
     return str(backup) if backup else None
