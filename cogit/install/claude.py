@@ -8,7 +8,6 @@ recognised by their command (see MARKERS).
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 from pathlib import Path
@@ -79,36 +78,19 @@ def load(path: Path) -> dict:
 
 
 def without_ours(data: dict) -> dict:
-    data = json.loads(json.dumps(data))
-    hooks = data.get("hooks") or {}
-    for event in list(hooks):
-        groups = hooks[event] if isinstance(hooks[event], list) else []
-        kept = []
-        for group in groups:
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                handlers = [h for h in group["hooks"] if not is_ours(h)]
-                if not handlers and any(is_ours(h) for h in group["hooks"]):
-                    continue
-                group["hooks"] = handlers
-            kept.append(group)
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    if "hooks" in data and not hooks:
-        del data["hooks"]
-    return data
+    from cogit.install import hookfile
+
+    return hookfile.without_ours_grouped(data)
 
 
 def with_ours(data: dict, home: str | None) -> dict:
-    data = without_ours(data)
-    hooks = data.setdefault("hooks", {})
+    from cogit.install import hookfile
+
+    groups = []
     for event, matcher, timeout in HOOKS:
         group = {"hooks": [{"type": "command", "command": command(event, home), "timeout": timeout}]}
-        if matcher:
-            group = {"matcher": matcher, **group}
-        hooks.setdefault(event, []).append(group)
-    return data
+        groups.append((event, {"matcher": matcher, **group} if matcher else group))
+    return hookfile.with_ours_grouped(data, groups)
 
 
 def _write(path: Path, old_text: str | None, data: dict) -> Path | None:
