@@ -56,6 +56,19 @@ def test_uninstall_removes_exactly_ours(initialized):
     assert "No cogit hooks" in c.run("uninstall", "claude").out
 
 
+def test_a_foreign_event_value_that_is_not_a_list_survives_install_and_uninstall(initialized):
+    """Not ours to judge: an event whose value is not a list (a typo, a newer format) stays."""
+    c = initialized
+    path = settings_file(c)
+    path.parent.mkdir(parents=True)
+    odd = {"hooks": {"Notification": {"command": "notify-send hi"}}}
+    path.write_text(json.dumps(odd))
+    c.run("install", "claude")
+    assert json.loads(path.read_text())["hooks"]["Notification"] == odd["hooks"]["Notification"]
+    c.run("uninstall", "claude")
+    assert json.loads(path.read_text()) == odd
+
+
 def test_install_refuses_unparsable_settings_and_writes_nothing(initialized):
     c = initialized
     path = settings_file(c)
