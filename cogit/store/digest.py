@@ -160,8 +160,9 @@ def fresh(scopes: list[tuple[str, dict]], config) -> dict:
     hook tells only what a session has not been shown yet (no YAML, no git in a hook)."""
     items, ids = [], []
     for _, state in scopes:
-        found = [(str(i.get("created_at") or ""), section, i) for section in HEADINGS for i in _items(state, section)
-                 if isinstance(i, dict) and i.get("id")]
+        # Newest first; within one second, the later in its file (items are appended) first.
+        found = [((str(i.get("created_at") or ""), n), section, i) for section in HEADINGS
+                 for n, i in enumerate(_items(state, section)) if isinstance(i, dict) and i.get("id")]
         ids += [str(i["id"]) for _, _, i in found]
         found.sort(key=lambda t: t[0], reverse=True)
         items += [{"id": str(i["id"]), "section": section, "text": " ".join(str(i.get("text", "")).split()),
