@@ -12,7 +12,7 @@ prefix of the other of at least four letters (date, dates; export, exporter).
 import os
 
 from .base import cool, cooling
-from .text import LazyRe, clip, display, listing, tag, re, IGNORECASE, MULTILINE, DOTALL
+from .text import clip, display, listing, tag
 
 NAME = "drift"
 MAX_TERMS = 40
@@ -43,17 +43,101 @@ _NOISE = frozenset(
 )
 # file extensions: noise as parts of a path, but a word the user writes ("the json output") counts
 _EXT = frozenset("json yaml toml html".split())
-_WORD = LazyRe(r"[A-Za-z_][\w./\\-]*")
-_PARTS = LazyRe(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# Tokenizing by hand, not with `re`: every prompt and many tool calls pass here, and
+# importing `re` costs a hook more than the rest of its work. Each function gives exactly
+# what the pattern in its docstring gives with re.findall / re.split
+# (tests/senses/test_drift_tokens.py checks them against `re`).
+_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_SEPS = frozenset("/\\._-")
+
+
+def _is_word(ch):
+    return ch.isalnum() or ch == "_"  # what \w matches in a str pattern
+
+
+def words_of(text, extra="./\\-", min_len=1):
+    r"""re.findall(r"[A-Za-z_][\w./\\-]*", text); with extra="" and min_len=3:
+    re.findall(r"[A-Za-z_]\w{2,}", text)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        ch = text[i]
+        if not (_is_word(ch) or ch in extra):
+            i += 1
+            continue
+        j = i
+        while j < n and (_is_word(text[j]) or text[j] in extra):
+            j += 1
+        start = next((k for k in range(i, j) if text[k] in _START), None)
+        if start is not None and j - start >= min_len:
+            out.append(text[start:j])
+        i = j
+    return out
+
+
+def _split_seps(token):
+    r"""re.split(r"[/\\._\-]+", token)."""
+    out, cur = [], []
+    i, n = 0, len(token)
+    while i < n:
+        if token[i] in _SEPS:
+            out.append("".join(cur))
+            cur = []
+            while i < n and token[i] in _SEPS:
+                i += 1
+            continue
+        cur.append(token[i])
+        i += 1
+    out.append("".join(cur))
+    return out
+
+
+def _camel(chunk):
+    r"""re.findall(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+", chunk)."""
+    out, i, n = [], 0, len(chunk)
+    while i < n:
+        ch = chunk[i]
+        if ch in _UPPER:
+            j = i
+            while j < n and chunk[j] in _UPPER:
+                j += 1
+            if j - i >= 2 and j < n and chunk[j] in _LOWER:
+                out.append(chunk[i:j - 1])  # an acronym before a capitalised word: HTTP|Server
+                i = j - 1
+            elif i + 1 < n and chunk[i + 1] in _LOWER:
+                k = i + 1
+                while k < n and chunk[k] in _LOWER:
+                    k += 1
+                out.append(chunk[i:k])
+                i = k
+            else:
+                out.append(chunk[i:j])
+                i = j
+        elif ch in _LOWER:
+            k = i
+            while k < n and chunk[k] in _LOWER:
+                k += 1
+            out.append(chunk[i:k])
+            i = k
+        elif ch.isdecimal():  # what \d matches in a str pattern
+            k = i
+            while k < n and chunk[k].isdecimal():
+                k += 1
+            out.append(chunk[i:k])
+            i = k
+        else:
+            i += 1
+    return out
 
 
 def _parts(token):
     out = []
-    for chunk in re.split(r"[/\\._\-]+", token):
+    for chunk in _split_seps(token):
         if not chunk:
             continue
         out.append(chunk.lower())
-        out.extend(p.lower() for p in _PARTS.findall(chunk))
+        out.extend(p.lower() for p in _camel(chunk))
     return out
 
 
@@ -64,11 +148,10 @@ def _ok(term):
 def prompt_terms(prompt):
     """The prompt's first MAX_TERMS terms (the caller cuts the prompt: cogit/bounds.py)."""
     terms = []
-    for m in _WORD.finditer(prompt or ""):
+    for word in words_of(prompt or ""):
         if len(terms) >= MAX_TERMS:
             break
-        word = m.group(0)
-        compound = any(ch in word for ch in "/._\\-") or re.search(r"[a-z][A-Z]", word)
+        compound = any(ch in word for ch in "/._\\-") or any(a in _LOWER and b in _UPPER for a, b in zip(word, word[1:]))
         if compound:
             cands = _parts(word.strip("./-"))
         else:
@@ -90,12 +173,12 @@ def call_terms(call, cwd=None):
         for token in (call.get("cmd") or target).split():
             if token.startswith("-"):
                 continue  # an option: --short, -k
-            for word in _WORD.findall(token):
+            for word in words_of(token):
                 if len(word) >= 4:
                     words.extend(_parts(display(word, cwd) if os.path.isabs(word) else word))
     elif kind == "search" and " in " in target:
         pattern, _, where = target.rpartition(" in ")
-        for word in re.findall(r"[A-Za-z_]\w{2,}", pattern):
+        for word in words_of(pattern, extra="", min_len=3):
             words.extend(_parts(word))
         where = where.split(" (")[0]
         if where and where != cwd:
