@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,16 @@ class Cogit:
         for block in self.git("log", "--format=%(trailers)%x00").split("\0"):
             if block.strip():
                 assert "Cogit-Event:" in block and "Cogit-Source:" in block, block
+
+
+def wait_for(check, timeout=20.0):
+    """Poll `check` until it is true (detached work such as a fold finishes a moment later)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.1)
+    return check()
 
 
 def git(cwd: Path, *args) -> str:

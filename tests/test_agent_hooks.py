@@ -8,9 +8,10 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
+
+from conftest import wait_for
 
 SID = "019a7c1e-5b2d-7e41-9c3a-2f1c3e5b7a90"
 
@@ -27,15 +28,6 @@ def state(c, sid=SID) -> dict:
 def hook_log(c) -> str:
     path = c.home / "runtime" / "logs" / "hooks.log"
     return path.read_text() if path.exists() else ""
-
-
-def wait_for(check, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return check()
 
 
 def learned(c) -> list[str]:

@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from conftest import wait_for
+
 SID = "8c35adc1-4b7e-4f7a-9d0a-2f1c3e5b7a90"
 
 
@@ -55,15 +57,6 @@ def state(c, sid=SID) -> dict:
 def calls(c, sid=SID) -> list[dict]:
     path = session_dir(c, sid) / "calls.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def wait_for(check, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return check()
 
 
 def test_session_start_injects_the_digest_exactly(initialized):

@@ -5,7 +5,8 @@ Two live sessions (Claude Code and Codex) through the real hook entrypoints."""
 from __future__ import annotations
 
 import json
-import time
+
+from conftest import wait_for
 
 A = "5f1c0d2e-aaaa-4f7a-9d0a-2f1c3e5b7a90"  # a Claude Code session
 B = "019a7c1e-bbbb-7e41-9c3a-2f1c3e5b7a90"  # a Codex session, alive at the same time
@@ -24,15 +25,6 @@ def codex(c, event, **fields):
 
 def context(proc) -> str:
     return json.loads(proc.out)["hookSpecificOutput"]["additionalContext"] if proc.out else ""
-
-
-def wait_for(check, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return check()
 
 
 def state(c, sid):
