@@ -13,6 +13,7 @@ import os
 import sys
 import time
 
+from cogit.heads import ref_head
 from cogit.runtime import Session, fold_prefix, list_sessions
 
 _SETTINGS: dict = {}
@@ -56,25 +57,6 @@ def settings(home_root: str) -> dict:
         digest = read_digest(home_root, "main") or {}
         _SETTINGS[home_root] = digest.get("settings") or {}
     return _SETTINGS[home_root]
-
-
-def ref_head(home_root: str, branch: str) -> str | None:
-    """A branch head read from the repository files (loose ref, then packed-refs)."""
-    git = os.path.join(home_root, "memory", ".git")
-    try:
-        with open(os.path.join(git, "refs", "heads", *branch.split("/")), encoding="ascii") as f:
-            return f.read().strip()
-    except OSError:
-        pass
-    try:
-        with open(os.path.join(git, "packed-refs"), encoding="ascii") as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) == 2 and parts[1] == f"refs/heads/{branch}":
-                    return parts[0]
-    except OSError:
-        pass
-    return None
 
 
 def handle(event: dict, home_root: str) -> str | None:
