@@ -13,6 +13,12 @@ and background work first moves to `COGIT_HOME`. `-I` would also drop the user's
 site-packages, where `pip install --user cogit` puts cogit; that folder is the
 user's, not the project's, so it stays.
 
+Hook commands also run with `-S`: no `site` module, so no site-packages scan and no
+`.pth` files (about a fifth of Python's start-up, paid on every tool call). The one
+folder a hook needs, the one holding this `cogit` package, is passed as the first
+argument and appended to `sys.path`, after the standard library, so nothing there can
+shadow it either. The hook path imports only the standard library and cogit itself.
+
 Standard library only: the hooks import this to start `cogit finalize`.
 """
 
@@ -23,14 +29,23 @@ import sys
 SAFE_FLAGS = ("-E", "-P")
 # `python -c` rather than `-m`: runpy, and the console script's `re`, cost
 # milliseconds on every tool call.
-HOOK_CODE = "import sys; from cogit.hooks import run; sys.exit(run(sys.argv[1:]))"
+HOOK_CODE = "import sys; sys.path.append(sys.argv[1]); from cogit.hooks import run; sys.exit(run(sys.argv[2:]))"
+HOOK_FLAGS = (*SAFE_FLAGS, "-S")
 # Background work: leave the agent's folder before cogit is imported at all.
 BACKGROUND_CODE = "import os, sys; os.chdir(sys.argv[1]); from cogit.entry import main; sys.exit(main(sys.argv[2:]))"
 
 
+def package_root() -> str:
+    """The folder that holds the installed `cogit` package (site-packages, or a checkout
+    for an editable install)."""
+    import os
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def hook_argv(agent: str, event: str, python: str | None = None) -> list[str]:
     """argv of the hook entrypoint for `agent`'s `event`."""
-    return [python or sys.executable, *SAFE_FLAGS, "-c", HOOK_CODE, agent, event]
+    return [python or sys.executable, *HOOK_FLAGS, "-c", HOOK_CODE, package_root(), agent, event]
 
 
 def background_argv(home_root: str, args: list[str], python: str | None = None) -> list[str]:

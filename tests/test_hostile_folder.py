@@ -79,7 +79,7 @@ def test_install_upgrades_hook_commands_of_older_versions(initialized):
     commands = installed_commands(c)
     data = json.loads(path.read_text())
     assert len(data["hooks"]["PostToolUse"]) == 1
-    assert " -E -P -c " in commands["PostToolUse"] and old not in path.read_text()
+    assert " -E -P -S -c " in commands["PostToolUse"] and old not in path.read_text()
 
 
 def test_doctor_upgrades_old_hook_commands_and_clears_what_a_kill_left(initialized):
@@ -99,7 +99,7 @@ def test_doctor_upgrades_old_hook_commands_and_clears_what_a_kill_left(initializ
     assert "fixed hooks: upgraded cogit's hook commands" in out, out
     data = json.loads(path.read_text())
     command = data["hooks"]["Stop"][0]["hooks"][0]["command"]
-    assert " -E -P -c " in command and command.startswith(f"COGIT_HOME={c.home} ")
+    assert " -E -P -S -c " in command and command.startswith(f"COGIT_HOME={c.home} ")
     again = c.json("doctor")
     assert {f["status"] for f in again} == {"ok"}, again
     c.run("add", "learning", "writes work")

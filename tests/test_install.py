@@ -115,3 +115,36 @@ def test_plugin_template_lists_the_same_hooks():
     hooks = json.loads(resources.files("cogit.templates").joinpath("claude-plugin", "hooks", "hooks.json").read_text())["hooks"]
     assert {e: (g[0].get("matcher"), g[0]["hooks"][0]["timeout"]) for e, g in hooks.items()} == {e: (m, t) for e, m, t in HOOKS}
     assert all(g[0]["hooks"][0]["command"] == f"env -u PYTHONPATH -u PYTHONHOME cogit hook claude {e}" for e, g in hooks.items())
+
+
+def test_the_installed_command_skips_site_and_finds_only_this_cogit(initialized, tmp_path):
+    """The hook command runs Python with -S (no site-packages scan, no .pth files: a fifth of
+    its start-up on every tool call) and appends the folder of this cogit after the standard
+    library, so neither the agent's folder nor anything in it can shadow cogit."""
+    import os
+    import shlex
+    import subprocess
+
+    c = initialized
+    path = settings_file(c)
+    c.run("install", "claude")
+    data = json.loads(path.read_text())
+    command = [g for g in data["hooks"]["Stop"] if "from cogit.hooks import run" in g["hooks"][0]["command"]][0]
+    argv = shlex.split(command["hooks"][0]["command"])
+    env = dict(os.environ, **dict(a.split("=", 1) for a in argv if "=" in a and not a.startswith("-")
+                                  and a.split("=", 1)[0].isupper()))
+    argv = [a for a in argv if not ("=" in a and a.split("=", 1)[0].isupper() and not a.startswith("-"))]
+    assert argv[1:4] == ["-E", "-P", "-S"]
+    # a hostile folder: a `cogit` package and a `site.py` of its own
+    (tmp_path / "cogit").mkdir()
+    (tmp_path / "cogit" / "__init__.py").write_text("raise SystemExit('imported the folder')\n")
+    (tmp_path / "site.py").write_text("raise SystemExit('imported site from the folder')\n")
+    argv.insert(1, "-X")
+    argv.insert(2, "importtime")
+    proc = subprocess.run(argv, input=b'{"session_id": "s1", "hook_event_name": "Stop", "stop_hook_active": false}',
+                          capture_output=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout == b"", proc.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines() if "|" in line}
+    assert "cogit.hooks" in imported and "site" not in imported
+    assert not (c.home / "runtime" / "logs" / "hooks.log").exists() or \
+        "Error" not in (c.home / "runtime" / "logs" / "hooks.log").read_text()

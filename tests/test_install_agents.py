@@ -69,7 +69,7 @@ def test_install_merges_keeps_foreign_hooks_backs_up_and_is_idempotent(initializ
         assert all(list(h) == ["command"] for _, h, _ in found)
     for event, handler, _ in found:
         cmd = handler["command"]
-        assert f" -E -P -c " in cmd and cmd.endswith(f" {agent} {event}") and f"COGIT_HOME={c.home}" in cmd
+        assert " -E -P -S -c " in cmd and cmd.endswith(f" {agent} {event}") and f"COGIT_HOME={c.home}" in cmd
     backups = list(path.parent.glob(f"{path.name}.cogit-backup-*"))
     assert len(backups) == 1 and json.loads(backups[0].read_text()) == foreign
     before = path.read_text()
@@ -142,7 +142,7 @@ def test_openclaw_install_copies_the_plugin_and_merges_its_entry(initialized):
     assert data["gateway"] == foreign["gateway"] and data["plugins"]["entries"]["voice"] == {"enabled": True}
     entry = data["plugins"]["entries"]["cogit"]
     assert entry["enabled"] is True and entry["hooks"] == {"timeoutMs": 9000, "allowConversationAccess": True}
-    assert entry["config"]["command"][1:4] == ["-E", "-P", "-c"] and entry["config"]["command"][-1] == "openclaw"
+    assert entry["config"]["command"][1:5] == ["-E", "-P", "-S", "-c"] and entry["config"]["command"][-1] == "openclaw"
     assert entry["config"]["home"] == str(c.home)
     before = (state / "openclaw.json").read_text()
     assert "already installed" in c.run("install", "openclaw").out

@@ -11,6 +11,7 @@ import time
 
 from cogit.checks import Finding
 from cogit.errors import CogitError
+from cogit.launch import package_root
 
 PROBE_TIMEOUT = 10  # seconds for one installed command to start Python and import cogit
 
@@ -125,7 +126,7 @@ def same_form(installed: list[tuple[str, str]], expected: list[tuple[str, str]])
             a, b = shlex.split(have), shlex.split(want)
         except ValueError:
             return False
-        if len(a) != len(b) or any(x != y and y != _python() for x, y in zip(a, b)):
+        if len(a) != len(b) or any(x != y and y not in (_python(), package_root()) for x, y in zip(a, b)):
             return False
     return True
 
@@ -157,6 +158,8 @@ def probe_all(commands: list[tuple[str, str]]) -> list[str]:
             if proc.returncode != 0:
                 last = (stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"])[-1]
                 problems.append(f"`{_short(cmd)}` exits {proc.returncode}: {last[:200]}")
+            elif answer.startswith("cogit-probe-broken "):
+                problems.append(f"`{_short(cmd)}`: {answer[len('cogit-probe-broken '):][:300]}")
             elif not answer.startswith("cogit-probe "):
                 problems.append(f"`{_short(cmd)}` runs, but not a cogit that answers the probe (an older version?)")
     return problems

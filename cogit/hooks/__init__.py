@@ -19,6 +19,25 @@ MAX_LOG_BYTES = 1_000_000
 AGENTS = ("claude", "codex", "gemini", "cursor", "openclaw")
 
 
+def _probe_answer() -> str:
+    """The version, once this Python has shown it also runs the rest of cogit: hook commands
+    run with `-S` and find cogit by an explicit folder (cogit/launch.py), but the detached
+    session-end work they start runs this interpreter normally and needs cogit's dependencies."""
+    import subprocess
+
+    from cogit.launch import background_argv
+
+    try:
+        check = subprocess.run(background_argv(os.sep, ["--version"]), stdin=subprocess.DEVNULL,
+                               capture_output=True, timeout=30)
+        ok, why = check.returncode == 0, (check.stderr.decode("utf-8", "replace").strip().splitlines() or ["?"])[-1]
+    except (OSError, subprocess.SubprocessError) as e:
+        ok, why = False, str(e)
+    if not ok:
+        return f"cogit-probe-broken {sys.executable} cannot run cogit's background work: {why[:200]}\n"
+    return f"cogit-probe {__import__('cogit').__version__}\n"
+
+
 def run(args: list[str]) -> int:
     real_stdout = sys.stdout
     sys.stdout = io.StringIO()  # nothing but the final reply may reach the agent
@@ -40,7 +59,7 @@ def run(args: list[str]) -> int:
         if os.environ.get("COGIT_HOOK_PROBE") == "1":
             # `cogit doctor` asks whether an installed command still starts a working cogit:
             # answer with the version, touch nothing (no payload, no memory, no log).
-            real_stdout.write(f"cogit-probe {__import__('cogit').__version__}\n")
+            real_stdout.write(_probe_answer())
             real_stdout.flush()
             return 0
         out = adapter.main(event, sys.stdin.buffer, home_root)

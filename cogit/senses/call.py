@@ -13,7 +13,7 @@ import os
 
 from cogit import bounds
 
-from .text import LazyRe, re, IGNORECASE, MULTILINE, DOTALL
+from . import scan
 
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 READ_TOOLS = ("Read", "NotebookRead", "WebFetch", "BashOutput")
@@ -58,8 +58,6 @@ def _one_line(text, limit):
 
 # --- error signatures -------------------------------------------------------
 
-_TRUNC = LazyRe(r"\.\.\. \[\d+ characters truncated\] \.\.\.")
-_EXIT = LazyRe(r"^\s*exit code (-?\d+)\s*$", IGNORECASE)
 # words of lines that mention a failure; plain substrings of the lower-cased line (a regex
 # alternation of these costs ten times more per character)
 _KEYWORDS = (
@@ -73,45 +71,12 @@ _KEYWORDS = (
 def _mentions_failure(line):
     low = line.lower()
     return any(word in low for word in _KEYWORDS)
-# lines that say nothing about which error it is
-_NOISE = LazyRe(r"^(?:traceback \(most recent call last\):|[=_-]{3,}\s*(?:failures|errors)\s*[=_-]{3,})$", IGNORECASE)
-_NORMALIZERS = (
-    # timestamps: ISO dates with optional time, then clock times
-    (LazyRe(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"), "<ts>"),
-    (LazyRe(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<ts>"),
-    (LazyRe(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", IGNORECASE), "<id>"),
-    (LazyRe(r"\b0x[0-9a-f]+\b", IGNORECASE), "<hex>"),
-    (LazyRe(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b", IGNORECASE), "<hex>"),
-    # paths with at least one separator, then bare file names with a known extension. Both
-    # start only where a run of name characters starts (the look-behinds): tried from every
-    # position of one long token, the runs would be scanned again and again (quadratic).
-    (LazyRe(r"(?<![\w.@+-])(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:[\w.@+-]*[/\\])+[\w.@+-]*"), "<path>"),
-    (
-        LazyRe(
-            r"(?<![\w-])[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|cjs|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|php|swift|"
-            r"json|ya?ml|toml|ini|cfg|md|txt|sh|css|scss|html|vue|svelte|lock|log|so|o)\b",
-            IGNORECASE,
-        ),
-        "<path>",
-    ),
-    (LazyRe(r"\d+(?:\.\d+)*"), "<n>"),
-)
 
 
-def normalize(text):
-    """Lower-case text with timestamps, ids, hex, paths, line numbers and other numbers replaced."""
-    for pattern, repl in _NORMALIZERS:
-        text = pattern.sub(repl, text)
-    return " ".join(text.lower().split())
-
-
-# lines that name the error: an exception class, "error:"/"fatal:"/"panic:", a compiler code, pytest's "E   "
-# (the class name starts at a word boundary: from every position of one long word, `\w*` would
-# rescan the rest of it, quadratic)
-_STRONG = LazyRe(
-    r"\b[A-Za-z_]\w*(?:Error|Exception)\b|\b(?:error|fatal|panic)(?:\[\w+\])?\s*[:!]|\berror\s+[A-Z]+\d+|^E\s{2,}\S",
-    IGNORECASE,
-)
+# Lines that name the error, noise lines, timestamps, ids, paths and numbers are found by
+# the hand-written scanners of cogit/senses/scan.py, each held to the regular expression
+# it replaced: no `re` on the path of a failed tool call.
+normalize = scan.normalize
 
 
 def _picked(error):
@@ -122,19 +87,18 @@ def _picked(error):
     """
     text = error if isinstance(error, str) else str(error)
     # the first and last few KB carry the exit code and the error; the middle is never read
-    text = _TRUNC.sub("\n", bounds.cut(text, bounds.ERROR_HEAD, bounds.ERROR_TAIL))
+    text = scan.cut_truncations(bounds.cut(text, bounds.ERROR_HEAD, bounds.ERROR_TAIL))
     lines = text.splitlines()
     if len(lines) > bounds.ERROR_LINES_HEAD + bounds.ERROR_LINES_TAIL:
         lines = lines[: bounds.ERROR_LINES_HEAD] + lines[-bounds.ERROR_LINES_TAIL :]
     lines = [line.strip() for line in lines if line.strip()]
     code = None
     if lines:
-        m = _EXIT.match(lines[0])
-        if m:
-            code = m.group(1)
+        code = scan.exit_code(lines[0])
+        if code is not None:
             lines = lines[1:]
-    lines = [line for line in lines if not _NOISE.match(line)]
-    strong = [line for line in lines if _STRONG.search(line)]
+    lines = [line for line in lines if not scan.is_noise(line)]
+    strong = [line for line in lines if scan.names_error(line)]
     if strong:
         return strong[-2:], code
     key = [line for line in lines if _mentions_failure(line)]
@@ -163,21 +127,18 @@ def describe(error, cmd=None):
     picked, code = _picked(error)
     if picked:
         sig = normalize(" | ".join(line[:300] for line in picked))
-        line = _one_line(re.sub(r"^E\s+", "", picked[-1][:1000]), 160)
+        line = _one_line(scan.strip_pytest_e(picked[-1][:1000]), 160)
     else:
         sig = normalize("exit %s %s" % (code or "?", _one_line((cmd or "")[:1000], 120)))
         line = "exit code %s, no output" % code if code else "no output"
     return sig[:MAX_SIG] or "error", line
 
 
-_TOKEN = LazyRe(r"<\w+>|\w+")
-
-
 def similarity(a, b):
     """Jaccard similarity of the token sets of two signatures (1.0 for two equal strings)."""
     if a == b:
         return 1.0
-    ta, tb = set(_TOKEN.findall(a or "")), set(_TOKEN.findall(b or ""))
+    ta, tb = set(scan.tokens(a or "")), set(scan.tokens(b or ""))
     if not ta or not tb:
         return 0.0
     return len(ta & tb) / len(ta | tb)
@@ -199,9 +160,6 @@ _WRAPPERS = frozenset(
     "uv poetry pipenv hatch pdm rye npx pnpx bunx exec time env nice sudo xvfb-run command".split()
 )
 _SUITE_ONLY = frozenset("tox nox ctest phpunit".split())
-_TEST_ARG = LazyRe(
-    r"(?:^|/)(?:test_[\w-]*\.py|[\w-]+_test\.(?:py|go)|[\w.-]+\.(?:test|spec)\.[cm]?[jt]sx?|[\w-]+_spec\.rb)$|::"
-)
 _FILTER_OPTS = frozenset("-k -m -run --run -t --testNamePattern --test-name-pattern --grep -g --filter".split())
 
 
@@ -282,20 +240,15 @@ def run_scope(cmd):
         args = _runner_args(segment)
         if args is None:
             continue
-        if any(a.split("=", 1)[0] in _FILTER_OPTS or _TEST_ARG.search(a) for a in args):
+        if any(a.split("=", 1)[0] in _FILTER_OPTS or scan.names_tests(a) for a in args):
             scope = scope or "targeted"
         else:
             scope = "suite"
     return scope
 
 
-_TEST_FILE = LazyRe(
-    r"(?:^|/)(?:tests?|__tests__|spec|specs)/|(?:^|/)test_[^/]*$|_test\.[a-z]+$|\.(?:test|spec)\.[a-z]+$|Tests?\.[a-z]+$"
-)
-
-
 def is_test_file(path):
-    return bool(path) and bool(_TEST_FILE.search(path.replace("\\", "/")))
+    return bool(path) and scan.is_test_path(path.replace("\\", "/"))
 
 
 CODE_EXT = frozenset(

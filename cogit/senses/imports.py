@@ -26,36 +26,13 @@ import os
 import time
 import zlib
 
+from .langs import LANG_EXT, lang_of  # noqa: F401 - lang_of is part of this module's interface
 from .text import LazyRe, re, IGNORECASE, MULTILINE, DOTALL
 
-LANG_EXT = {
-    ".py": "py",
-    ".pyi": "py",
-    ".js": "js",
-    ".jsx": "js",
-    ".ts": "js",
-    ".tsx": "js",
-    ".mjs": "js",
-    ".cjs": "js",
-    ".mts": "js",
-    ".cts": "js",
-    ".vue": "js",
-    ".svelte": "js",
-    ".astro": "js",
-    ".go": "go",
-    ".rs": "rs",
-}
 SKIP_DIRS = frozenset(
     "node_modules __pycache__ site-packages bower_components vendor target dist build venv env".split()
 )
 CACHE_VERSION = 2
-
-
-def lang_of(path):
-    name = path.lower()
-    if name.endswith(".d.ts"):
-        return "js"
-    return LANG_EXT.get(os.path.splitext(name)[1])
 
 
 def find_repo_root(path):

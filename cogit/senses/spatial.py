@@ -9,6 +9,7 @@ the threshold, and says so. One signal per file per `cooldown` calls.
 """
 
 from .base import section
+from .langs import lang_of
 from .text import listing, tag
 
 NAME = "spatial"
@@ -21,10 +22,10 @@ def sense(state, call, cfg, cache_dir=None):
     path = call.get("target")
     if not path:
         return None
-    from . import imports  # only writes pay for the import analysis
-
-    if not imports.lang_of(path):
+    if not lang_of(path):
         return None
+    from . import imports  # only writes of code files pay for the import analysis
+
     seen = section(state, "spatial", dict)
     last = seen.get(path)
     if isinstance(last, int) and state["n"] - last <= cfg["cooldown"]:
