@@ -6,7 +6,6 @@ call it directly; anything unusual (no accelerator, an error to report) falls ba
 the json module, which is then imported only in that process.
 """
 
-from __future__ import annotations
 
 try:  # CPython always has it; other interpreters may not
     import _json

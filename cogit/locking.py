@@ -4,7 +4,6 @@ flock locks are released by the kernel when a process dies, so a crashed writer
 never leaves memory locked. Waits are bounded: a hook gives up and fails open.
 """
 
-from __future__ import annotations
 
 import fcntl
 import os

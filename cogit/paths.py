@@ -7,7 +7,6 @@ Nothing is ever discovered from the current directory or from `GIT_*` variables,
 because cogit runs inside other tools' hooks (a git hook exports GIT_DIR, for one).
 """
 
-from __future__ import annotations
 
 import os
 
@@ -51,47 +50,47 @@ class Home:
         return cls(resolve_home(explicit))
 
     @property
-    def memory(self) -> Path:
+    def memory(self) -> "Path":
         """The git repository (branch `main` = global scope)."""
         return self.root / "memory"
 
     @property
-    def runtime(self) -> Path:
+    def runtime(self) -> "Path":
         """Unversioned scratch state: sessions, digest cache, logs, locks."""
         return self.root / "runtime"
 
     @property
-    def lock(self) -> Path:
+    def lock(self) -> "Path":
         """The OS lock every writer of the memory repository holds."""
         return self.runtime / "memory.lock"
 
     @property
-    def sessions(self) -> Path:
+    def sessions(self) -> "Path":
         return self.runtime / "sessions"
 
     @property
-    def digests(self) -> Path:
+    def digests(self) -> "Path":
         """Compiled digests, one small file per scope, read by the hooks."""
         return self.runtime / "digest"
 
     @property
-    def logs(self) -> Path:
+    def logs(self) -> "Path":
         return self.runtime / "logs"
 
     @property
-    def hook_log(self) -> Path:
+    def hook_log(self) -> "Path":
         return self.logs / "hooks.log"
 
     @property
-    def crash_log(self) -> Path:
+    def crash_log(self) -> "Path":
         return self.logs / "crash.log"
 
     @property
-    def rejected(self) -> Path:
+    def rejected(self) -> "Path":
         """Copies of refused hand edits, so that nothing typed by a person is lost."""
         return self.runtime / "rejected"
 
-    def session_dir(self, session_id: str) -> Path:
+    def session_dir(self, session_id: str) -> "Path":
         return self.sessions / safe_name(session_id)
 
 

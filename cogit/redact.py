@@ -21,7 +21,6 @@ Bounded work (no super-linear pattern on agent or tool text):
 So 4 MB of one token costs what 512 KiB costs: tens of milliseconds.
 """
 
-from __future__ import annotations
 
 MAX_CHARS = 512 * 1024
 WINDOW = 256 * 1024

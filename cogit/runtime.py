@@ -6,7 +6,6 @@ it atomically, so parallel tool calls (concurrent hook processes) lose nothing.
 Records of tool calls are appended to calls.jsonl, at most `max_records` per session.
 """
 
-from __future__ import annotations
 
 from cogit import jsonio
 import os

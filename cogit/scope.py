@@ -7,7 +7,6 @@ URL or folder to a chosen name. Branch names are `project/<slug>`, safe as git
 ref names whatever the input.
 """
 
-from __future__ import annotations
 
 import os
 

@@ -312,10 +312,15 @@ def test_hook_path_imports_only_the_standard_library(initialized):
     for event, body in (("PostToolUse", bash_ok()), ("PostToolUseFailure", bash_fail()),
                         ("SessionStart", payload("SessionStart", source="startup")),
                         ("UserPromptSubmit", payload("UserPromptSubmit", prompt="hello there"))):
-        proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "cogit", "hook", "claude", event],
+        from cogit.launch import hook_argv
+
+        argv = hook_argv("claude", event)  # the exact command `cogit install claude` writes
+        proc = subprocess.run([argv[0], "-X", "importtime", *argv[1:]],
                               input=json.dumps(body).encode(), capture_output=True, env=env)
         imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in proc.stderr.decode().splitlines() if "|" in line}
         assert not imported & {"dulwich", "click", "ruamel", "jsonschema"}, (event, imported & {"dulwich", "click", "ruamel", "jsonschema"})
+        # every module is paid on every tool call: not even `from __future__ import annotations`
+        assert "__future__" not in imported and "re" not in imported, event
         assert "cogit" in imported
 
 

@@ -6,7 +6,6 @@ object; the cause goes to runtime/logs/hooks.log. Standard library only on this
 path: no click, dulwich, ruamel.yaml or jsonschema is imported here.
 """
 
-from __future__ import annotations
 
 import io
 import os

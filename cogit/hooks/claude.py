@@ -5,7 +5,6 @@ shared/reference/claude-code-observed.md): a failed tool call arrives as
 `PostToolUseFailure` with a string `error` and no `tool_response`.
 """
 
-from __future__ import annotations
 
 from cogit import jsonio
 from cogit.hooks.payload import DEFAULT_MAX_PAYLOAD, _number, _path, _str, _text, read_payload, session_id  # noqa: F401

@@ -16,7 +16,6 @@ Code. A `tool_response` object with a non-zero `exit_code` (documented for some
 tools) is taken as a failure.
 """
 
-from __future__ import annotations
 
 from cogit import jsonio
 from cogit.hooks.payload import _number, _path, _str, _text, event, max_payload, read_payload, session_id

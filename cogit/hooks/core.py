@@ -6,14 +6,12 @@ learning, the session's statistics) are queued in the session's runtime state an
 committed by `cogit finalize`, started detached, so a hook never waits on the store.
 """
 
-from __future__ import annotations
 
 from cogit import jsonio
 import os
 import sys
 import time
 
-from cogit.heads import ref_head
 from cogit.runtime import Session, fold_prefix, list_sessions
 
 _SETTINGS: dict = {}
@@ -78,6 +76,7 @@ def _touch(state: dict, event: dict) -> None:
 
 
 def on_session_start(event, session, cfg, home_root, timeout):
+    from cogit.heads import ref_head
     from cogit.scope import project_of
 
     project = project_of(event.get("cwd"), cfg.get("projects", {}).get("overrides"))

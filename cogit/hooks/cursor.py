@@ -9,7 +9,6 @@ beforeSubmitPrompt, with `continue: true`: a per-turn system reminder; the tool 
 Stdout must be JSON or empty.
 """
 
-from __future__ import annotations
 
 from cogit import jsonio
 from cogit.hooks.payload import _number, _path, _str, _text, event, max_payload, read_payload, session_id

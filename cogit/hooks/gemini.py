@@ -9,7 +9,6 @@ this turn's prompt) and AfterTool (appended to the tool result). Stdout must be 
 JSON and nothing else: any other text would become a `systemMessage`.
 """
 
-from __future__ import annotations
 
 from cogit import jsonio
 from cogit.hooks.payload import _path, _str, _text, event, max_payload, read_payload, session_id

@@ -11,7 +11,6 @@ prompt gets only what changed in memory, as `prependContext`. `before_agent_star
 the deprecated name of the same turn (the nox-cognitive seed's lifecycle).
 """
 
-from __future__ import annotations
 
 from cogit import jsonio
 from cogit.hooks.payload import _number, _path, _str, _text, event, max_payload, read_payload, session_id

@@ -5,7 +5,6 @@ core's internal event (a dict with the keys of `event()` below) and the core's r
 into the one output form its agent accepts.
 """
 
-from __future__ import annotations
 
 from cogit import bounds, jsonio
 

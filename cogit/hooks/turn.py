@@ -12,7 +12,6 @@ told back: the model was already told they were noted. Each injection is a recei
 (source `turn`), folded into the session's commit like the session-start digest.
 """
 
-from __future__ import annotations
 
 import time
 

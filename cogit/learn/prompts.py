@@ -5,7 +5,6 @@ prompt is analysed: text from tool output (a web page, a file) never reaches her
 so "remember this" inside a fetched page can never become memory.
 """
 
-from __future__ import annotations
 
 from cogit import bounds
 from cogit.senses.text import DOTALL, IGNORECASE, LazyRe

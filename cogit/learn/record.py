@@ -11,7 +11,6 @@ The per-session counts of each sense's firings go into the session's aggregate
 (`agg["senses"]`), so the fold commit lists them.
 """
 
-from __future__ import annotations
 
 import os
 

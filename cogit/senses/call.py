@@ -13,7 +13,6 @@ import os
 
 from cogit import bounds
 
-from . import scan
 
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 READ_TOOLS = ("Read", "NotebookRead", "WebFetch", "BashOutput")
@@ -75,8 +74,15 @@ def _mentions_failure(line):
 
 # Lines that name the error, noise lines, timestamps, ids, paths and numbers are found by
 # the hand-written scanners of cogit/senses/scan.py, each held to the regular expression
-# it replaced: no `re` on the path of a failed tool call.
-normalize = scan.normalize
+# it replaced: no `re` on the path of a failed tool call. (Imported where used: a
+# successful Read never needs them.)
+
+
+def normalize(text):
+    """Lower-case text with timestamps, ids, hex, paths, line numbers and other numbers replaced."""
+    from . import scan
+
+    return scan.normalize(text)
 
 
 def _picked(error):
@@ -85,6 +91,8 @@ def _picked(error):
     Lines naming the error (an exception, "error:", a compiler code) win over lines that merely
     mention a failure ("1 error in 0.12s"); with neither, the last lines are used.
     """
+    from . import scan
+
     text = error if isinstance(error, str) else str(error)
     # the first and last few KB carry the exit code and the error; the middle is never read
     text = scan.cut_truncations(bounds.cut(text, bounds.ERROR_HEAD, bounds.ERROR_TAIL))
@@ -124,6 +132,8 @@ def error_line(error):
 
 def describe(error, cmd=None):
     """(signature, error line) of an error text, reading it once."""
+    from . import scan
+
     picked, code = _picked(error)
     if picked:
         sig = normalize(" | ".join(line[:300] for line in picked))
@@ -136,6 +146,8 @@ def describe(error, cmd=None):
 
 def similarity(a, b):
     """Jaccard similarity of the token sets of two signatures (1.0 for two equal strings)."""
+    from . import scan
+
     if a == b:
         return 1.0
     ta, tb = set(scan.tokens(a or "")), set(scan.tokens(b or ""))
@@ -240,6 +252,7 @@ def run_scope(cmd):
         args = _runner_args(segment)
         if args is None:
             continue
+        from . import scan
         if any(a.split("=", 1)[0] in _FILTER_OPTS or scan.names_tests(a) for a in args):
             scope = scope or "targeted"
         else:
@@ -248,6 +261,8 @@ def run_scope(cmd):
 
 
 def is_test_file(path):
+    from . import scan
+
     return bool(path) and scan.is_test_path(path.replace("\\", "/"))
 
 

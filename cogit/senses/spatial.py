@@ -9,7 +9,6 @@ the threshold, and says so. One signal per file per `cooldown` calls.
 """
 
 from .base import section
-from .langs import lang_of
 from .text import listing, tag
 
 NAME = "spatial"
@@ -22,6 +21,8 @@ def sense(state, call, cfg, cache_dir=None):
     path = call.get("target")
     if not path:
         return None
+    from .langs import lang_of
+
     if not lang_of(path):
         return None
     from . import imports  # only writes of code files pay for the import analysis
