@@ -119,9 +119,10 @@ def figures(homes: dict, quick: bool) -> list[dict]:
         rows.append(t.row(f"hook {name} vs `python -c pass`", t.med(times[name]), base, 1.5,
                           method=t.method(times, ["python -c pass", name], warmup,
                                           f"the exact command `cogit install claude` writes; peak memory {kib / 1024:.1f} MB"),
-                          note="see the hook import profiles below: a failing call imports `re` for its error "
-                               "signature (cogit/senses/call.py); on a loaded machine one hook varies by tens of "
-                               "percent between rows that do the same work (compare the 100- and 10,000-commit rows)"))
+                          note="see the hook import profiles below (no `re`, no `site`: what is left is "
+                               "Python's own start-up and about 25 small cogit modules); on a loaded machine one hook "
+                               "varies by tens of percent between rows that do the same work (compare the 100- and "
+                               "10,000-commit rows)"))
     one = t.med(times["PostToolUseFailure Bash, one-line error"])
     rows.append(t.row("hook PostToolUseFailure, 4 MB single-token error vs one-line error",
                       t.med(times["PostToolUseFailure Bash, 4 MB token error"]), one, 3,
