@@ -91,6 +91,11 @@ class Home:
         """Copies of refused hand edits, so that nothing typed by a person is lost."""
         return self.runtime / "rejected"
 
+    @property
+    def unstored(self) -> Path:
+        """Queued items that could not be committed, kept for `cogit doctor` (learn/drain.py)."""
+        return self.runtime / "unstored"
+
     def session_dir(self, session_id: str) -> Path:
         return self.sessions / safe_name(session_id)
 

@@ -6,10 +6,8 @@ Exit codes: 0 ok; 1 expected failure (the message says what to do next);
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import traceback
 
 import click
 
@@ -120,6 +118,8 @@ def _auto_finalize(home: Home) -> None:
 
 
 def emit_json(value) -> None:
+    import json  # here: a command that prints no JSON does not pay for it (cold `show` / `status`)
+
     click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
@@ -175,6 +175,7 @@ def _busy(e: BaseException) -> str | None:
 def _crash_log(args) -> str:
     import platform
     import time
+    import traceback
 
     try:
         home = Home.resolve()

@@ -8,15 +8,14 @@ everything here works on both, since both are dicts and lists.
 from __future__ import annotations
 
 import json
-import secrets
 import time
-from importlib import resources
 from typing import Any
 
 from cogit.errors import ItemNotFound, UsageError
 from cogit.store import yamlio
 from cogit.store.schema import SECTIONS
 
+CATEGORIES = ("insight", "feedback", "pattern", "mistake")  # of learnings
 ITEM_SECTIONS = ("heuristics", "learnings", "avoidances", "reflections", "rules")
 PREFIX = {"heuristics": "h", "learnings": "l", "avoidances": "a", "reflections": "rf", "rules": "ru"}
 SINGULAR = {
@@ -72,6 +71,8 @@ def now_iso(t: float | None = None) -> str:
 
 
 def template_text(section: str) -> str:
+    from importlib import resources  # here: the cold `show` / `status` import this module, not the templates
+
     return resources.files("cogit.templates").joinpath("state", filename(section)).read_text("utf-8")
 
 
@@ -80,6 +81,8 @@ def default_doc(section: str) -> Any:
 
 
 def new_id(section: str, state: dict) -> str:
+    import secrets  # here: it imports hmac, hashlib and random, which reads need not pay for
+
     taken = set(all_ids(state))
     while True:
         candidate = f"{PREFIX[section]}-{secrets.token_hex(3)}"
