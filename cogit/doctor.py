@@ -212,14 +212,19 @@ def attention(home: Home, hand_edits: list[str] | None = None) -> list[str]:
     from cogit.checks.logs import LOGS, new_entries
     from cogit.heads import read_pending
 
+    # Paths as strings from home.top (= home.logs, home.unstored, home.memory, home.runtime):
+    # a `status` answered from its snapshot imports no pathlib.
+    runtime = os.path.join(home.top, "runtime")
     out = []
     seen = read_last_check(home).get("logs") or {}
     for name, _, _, what, _ in LOGS:
-        entries, _ = new_entries(os.path.join(str(home.logs), name), seen.get(name) if isinstance(seen, dict) else None)
+        entries, _ = new_entries(os.path.join(runtime, "logs", name), seen.get(name) if isinstance(seen, dict) else None)
         if entries:
             out.append(f"{len(entries)} new {what} in {name}")
-    folder = home.unstored
-    unstored = len(list(folder.glob("*.json"))) if folder.is_dir() else 0
+    try:
+        unstored = sum(1 for e in os.scandir(os.path.join(runtime, "unstored")) if e.name.endswith(".json"))
+    except OSError:  # no folder (or not a folder): nothing kept
+        unstored = 0
     if unstored:
         out.append(f"{unstored} queued item(s) could not be stored")
     for name in hand_edits or []:
@@ -233,8 +238,9 @@ def attention(home: Home, hand_edits: list[str] | None = None) -> list[str]:
                 schema.parse(section_of_file(name), data, name)
             except CogitError:
                 out.append(f"an invalid hand edit of {name} waits")
-    if read_pending(home.memory) is not None or (home.memory / ".git" / "index.lock").exists():
+    memory = os.path.join(home.top, "memory")
+    if read_pending(memory) is not None or os.path.exists(os.path.join(memory, ".git", "index.lock")):
         out.append("a killed cogit process left a lock or an unfinished write")
-    if home.runtime.exists() and not os.access(home.runtime, os.W_OK | os.X_OK):
+    if os.path.exists(runtime) and not os.access(runtime, os.W_OK | os.X_OK):
         out.append(f"{home.runtime} is not writable")
     return out

@@ -166,8 +166,8 @@ def test_a_snapshot_whose_head_is_not_the_branch_head_is_never_shown(initialized
     assert "the truth" in out and "a lie" not in out and "dulwich" in imported
 
 
-def test_the_snapshot_sections_are_the_schema_sections():
-    from cogit.store import snapshot
+def test_the_section_names_are_the_schema_sections():
+    from cogit.store import sections
     from cogit.store.schema import SECTIONS
 
-    assert snapshot.SECTIONS == SECTIONS
+    assert sections.SECTIONS == SECTIONS

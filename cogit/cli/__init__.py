@@ -106,7 +106,13 @@ def cli(ctx: click.Context, home_dir: str | None) -> None:
 
 def _auto_finalize(home: Home) -> None:
     """Fold what ended (or killed) agent sessions left, so every command sees it."""
-    if not (home.sessions.is_dir() and any(home.sessions.iterdir())) or not (home.memory / ".git").exists():
+    # With strings, not home.sessions (a Path): a cold `show` / `status` need not import pathlib.
+    try:
+        if not any(os.scandir(os.path.join(home.top, "runtime", "sessions"))):
+            return
+    except OSError:
+        return  # no sessions folder (or not a folder): nothing to fold
+    if not os.path.exists(os.path.join(home.top, "memory", ".git")):
         return
     from cogit.cli.state import _stale_minutes
     from cogit.learn.drain import finalize

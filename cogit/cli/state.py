@@ -9,8 +9,7 @@ import click
 from cogit.cli import cli, emit_json
 from cogit.cli.project import project_option, scope_of
 from cogit.errors import CogitError, InvalidState, UsageError
-from cogit.store.schema import SECTIONS
-from cogit.store.state import CATEGORIES, section_name
+from cogit.store.sections import CATEGORIES, SECTIONS, section_name
 
 # The store (dulwich), provenance (socket, getpass) and the editor's modules are imported
 # inside the commands: `show` and `status` answered from a snapshot (store/snapshot.py)

@@ -17,8 +17,9 @@ the head's (hashed as git hashes blobs) and no agent session has records waiting
 Anything else (no snapshot, an unreadable one, another format, a mismatch) returns None
 and the command takes the full path, which writes the snapshot again.
 
-This module imports only the standard library and cogit's stdlib modules at load time;
-the store (dulwich) is imported inside `save` / `keep`, which the full paths call.
+This module imports only the standard library and cogit's stdlib modules at load time,
+and builds paths from `home.top` (a string: no pathlib); the store (dulwich) is imported
+inside `save` / `keep`, which the full paths call.
 """
 
 from __future__ import annotations
@@ -28,16 +29,15 @@ import os
 from cogit import jsonio
 from cogit.heads import ref_head
 from cogit.paths import Home, safe_name
+from cogit.store.sections import ITEM_SECTIONS, SECTIONS
 
 VERSION = 1
 MAIN = "main"  # = store.repo.MAIN (that module imports dulwich)
 PROJECT_PREFIX = "project/"  # = store.scopes.PREFIX
-# The state files, in store.schema.SECTIONS order (kept equal by tests/test_snapshot.py).
-SECTIONS = ("focus", "heuristics", "learnings", "avoidances", "engagement", "tools", "reflections", "rules", "config")
 
 
 def path(home: Home, branch: str) -> str:
-    return os.path.join(str(home.runtime), "cache", "snapshot", safe_name(branch.replace("/", "--")) + ".json")
+    return os.path.join(home.top, "runtime", "cache", "snapshot", safe_name(branch.replace("/", "--")) + ".json")
 
 
 def _read(home: Home, branch: str) -> dict | None:
@@ -56,7 +56,7 @@ def _read(home: Home, branch: str) -> dict | None:
 def fresh(home: Home, branch: str) -> dict | None:
     """The branch's snapshot if it was made from the branch's head now, else None."""
     snap = _read(home, branch)
-    if snap is None or not snap["head"] or snap["head"] != ref_head(str(home.root), branch):
+    if snap is None or not snap["head"] or snap["head"] != ref_head(home.top, branch):
         return None
     return snap
 
@@ -89,8 +89,8 @@ def _folder(home: Home, cwd: str, main: dict):
     if info is None or info["source"] == "folder":
         return None
     branch = info["branch"]
-    if ref_head(str(home.root), branch) is None:
-        loose = os.path.join(str(home.memory), ".git", "refs", "heads", *branch.split("/"))
+    if ref_head(home.top, branch) is None:
+        loose = os.path.join(home.top, "memory", ".git", "refs", "heads", *branch.split("/"))
         return _UNSURE if os.path.lexists(loose) else None  # a ref file we could not read: ask the store
     snap = fresh(home, branch)
     if snap is None or not isinstance(snap.get("name"), str):
@@ -118,7 +118,7 @@ def show_views(home: Home, cwd: str) -> list | None:
 def _checked_out(home: Home) -> str | None:
     """The branch HEAD names (store.repo.checked_out_branch), None when detached or unreadable."""
     try:
-        with open(os.path.join(str(home.memory), ".git", "HEAD"), encoding="ascii") as f:
+        with open(os.path.join(home.top, "memory", ".git", "HEAD"), encoding="ascii") as f:
             text = f.read().strip()
     except (OSError, UnicodeDecodeError):
         return None
@@ -139,7 +139,7 @@ def _worktree_clean(home: Home, blobs: dict) -> bool:
     the full path then says what it is."""
     import stat
 
-    root = str(home.memory)
+    root = os.path.join(home.top, "memory")
     for section in SECTIONS:
         name = f"{section}.yaml"
         try:
@@ -171,10 +171,8 @@ def _worktree_clean(home: Home, blobs: dict) -> bool:
 def status_info(home: Home, cwd: str) -> dict | None:
     """`cogit status`'s dict (store.status.status plus its `project`), or None when a
     snapshot cannot answer for all of it."""
-    from cogit.store.state import ITEM_SECTIONS
-
     try:
-        if any(os.scandir(str(home.sessions))):
+        if any(os.scandir(os.path.join(home.top, "runtime", "sessions"))):
             return None  # records waiting are counted by store.status.unsaved_sessions (it imports learn.drain)
     except FileNotFoundError:
         pass
@@ -196,7 +194,7 @@ def status_info(home: Home, cwd: str) -> dict | None:
         return None
     state = snap["state"]
     info = None
-    digest = os.path.join(str(home.digests), safe_name(branch.replace("/", "--")) + ".json")  # = store.digest.cache_path
+    digest = os.path.join(home.top, "runtime", "digest", safe_name(branch.replace("/", "--")) + ".json")  # = store.digest.cache_path
     if os.path.exists(digest):
         try:
             with open(digest, encoding="utf-8") as f:
@@ -207,7 +205,7 @@ def status_info(home: Home, cwd: str) -> dict | None:
     from cogit.doctor import attention
 
     out = {
-        "home": str(home.root),
+        "home": home.top,  # = str(home.root): Home.resolve makes it absolute and normal
         "branch": branch,
         "head": snap["head"],
         "commits": snap["commits"],
@@ -270,7 +268,8 @@ def save(home: Home, repo, branch: str, head: str, *, commits: int | None = None
         text = jsonio.dumps(snap)
         target = path(home, branch)
         folder = os.path.dirname(target)
-        os.makedirs(folder, mode=0o700, exist_ok=True)
+        for f in (os.path.dirname(folder), folder):  # makedirs' mode reaches the leaf only
+            os.makedirs(f, mode=0o700, exist_ok=True)
         tmp = f"{target}.{os.getpid()}.tmp"
         with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
             f.write(text)
@@ -284,7 +283,7 @@ def save(home: Home, repo, branch: str, head: str, *, commits: int | None = None
 
 def _kept_count(home: Home, head: str) -> int | None:
     try:
-        with open(os.path.join(str(home.runtime), "cache", "commit-counts.json"), encoding="utf-8") as f:
+        with open(os.path.join(home.top, "runtime", "cache", "commit-counts.json"), encoding="utf-8") as f:
             n = jsonio.loads(f.read()).get(head)
     except (OSError, ValueError, AttributeError):
         return None

@@ -11,25 +11,13 @@ import json
 import time
 from typing import Any
 
-from cogit.errors import ItemNotFound, UsageError
+from cogit.errors import ItemNotFound
 from cogit.store import yamlio
 from cogit.store.schema import SECTIONS
+# The names live in store/sections.py (no store imports, for the cold reads); re-exported here.
+from cogit.store.sections import CATEGORIES, ITEM_SECTIONS, PLURAL, SINGULAR, section_name  # noqa: F401
 
-CATEGORIES = ("insight", "feedback", "pattern", "mistake")  # of learnings
-ITEM_SECTIONS = ("heuristics", "learnings", "avoidances", "reflections", "rules")
 PREFIX = {"heuristics": "h", "learnings": "l", "avoidances": "a", "reflections": "rf", "rules": "ru"}
-SINGULAR = {
-    "heuristics": "heuristic",
-    "learnings": "learning",
-    "avoidances": "avoidance",
-    "reflections": "reflection",
-    "rules": "rule",
-    "focus": "focus",
-    "engagement": "engagement",
-    "tools": "tools",
-    "config": "config",
-}
-PLURAL = {v: k for k, v in SINGULAR.items()}
 
 DEFAULT_CAPS = {
     "learnings": 50,
@@ -54,16 +42,6 @@ def section_of_file(name: str) -> str | None:
     if name.endswith(".yaml") and name[:-5] in SECTIONS:
         return name[:-5]
     return None
-
-
-def section_name(word: str) -> str:
-    """Accept `learning`, `learnings`, `Learnings`; refuse anything else with a list."""
-    w = word.strip().lower()
-    if w in SECTIONS:
-        return w
-    if w in PLURAL:
-        return PLURAL[w]
-    raise UsageError(f"unknown section {word!r}", hint="Sections: " + ", ".join(SECTIONS) + ".")
 
 
 def now_iso(t: float | None = None) -> str:
