@@ -206,32 +206,41 @@ def check_memory(home: Home, fix: bool) -> list[Finding]:
 def attention(home: Home, hand_edits: list[str] | None = None) -> list[str]:
     """What `cogit status` mentions to send a person to `cogit doctor`: only what is cheap to
     see (no fsck, no network, no hook probes), and news since the last doctor."""
+    # Cheap imports only: `cogit status` answered from a snapshot calls this without the
+    # store (dulwich, jsonschema); they come in only for a hand edit to check.
     from cogit.checks import read_last_check
     from cogit.checks.logs import LOGS, new_entries
-    from cogit.learn.drain import unstored_dir
-    from cogit.store import repo as git
-    from cogit.store import schema
-    from cogit.store.state import section_of_file
+    from cogit.heads import read_pending
 
+    # Paths as strings from home.top (= home.logs, home.unstored, home.memory, home.runtime):
+    # a `status` answered from its snapshot imports no pathlib.
+    runtime = os.path.join(home.top, "runtime")
     out = []
     seen = read_last_check(home).get("logs") or {}
     for name, _, _, what, _ in LOGS:
-        entries, _ = new_entries(os.path.join(str(home.logs), name), seen.get(name) if isinstance(seen, dict) else None)
+        entries, _ = new_entries(os.path.join(runtime, "logs", name), seen.get(name) if isinstance(seen, dict) else None)
         if entries:
             out.append(f"{len(entries)} new {what} in {name}")
-    folder = unstored_dir(home)
-    unstored = len(list(folder.glob("*.json"))) if folder.is_dir() else 0
+    try:
+        unstored = sum(1 for e in os.scandir(os.path.join(runtime, "unstored")) if e.name.endswith(".json"))
+    except OSError:  # no folder (or not a folder): nothing kept
+        unstored = 0
     if unstored:
         out.append(f"{unstored} queued item(s) could not be stored")
     for name in hand_edits or []:
+        from cogit.store import repo as git
+        from cogit.store import schema
+        from cogit.store.state import section_of_file
+
         data = git.read_regular(home.memory, name) if section_of_file(name) else None
         if data is not None:
             try:
                 schema.parse(section_of_file(name), data, name)
             except CogitError:
                 out.append(f"an invalid hand edit of {name} waits")
-    if git.read_pending(home.memory) is not None or (home.memory / ".git" / "index.lock").exists():
+    memory = os.path.join(home.top, "memory")
+    if read_pending(memory) is not None or os.path.exists(os.path.join(memory, ".git", "index.lock")):
         out.append("a killed cogit process left a lock or an unfinished write")
-    if home.runtime.exists() and not os.access(home.runtime, os.W_OK | os.X_OK):
+    if os.path.exists(runtime) and not os.access(runtime, os.W_OK | os.X_OK):
         out.append(f"{home.runtime} is not writable")
     return out

@@ -26,3 +26,15 @@ def ref_head(home_root: str, branch: str) -> str | None:
     except OSError:
         pass
     return None
+
+
+PENDING = "cogit-pending"  # in .git/: the old head while a commit's working tree is being written
+
+
+def read_pending(root) -> str | None:
+    """The old head store.repo.mark_pending noted ("" for none), or None when nothing is pending."""
+    try:
+        with open(os.path.join(str(root), ".git", PENDING), encoding="ascii") as f:
+            return f.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -27,14 +27,24 @@ def resolve_home(explicit: str | os.PathLike | None = None) -> "Path":
 
 
 class Home:
-    """The memory home: a git repository of memory plus unversioned runtime state."""
+    """The memory home: a git repository of memory plus unversioned runtime state.
 
-    __slots__ = ("root",)
+    `top` is the home as a string; `root` (and every path below) a Path, built on first
+    use: a cold `show` answered from its snapshot works with strings and skips pathlib."""
+
+    __slots__ = ("top", "_root")
 
     def __init__(self, root: "str | Path"):
-        from pathlib import Path
+        self.top = os.fspath(root)
+        self._root = None
 
-        self.root = Path(root)
+    @property
+    def root(self) -> "Path":
+        if self._root is None:
+            from pathlib import Path
+
+            self._root = Path(self.top)
+        return self._root
 
     def __repr__(self) -> str:
         return f"Home({str(self.root)!r})"
@@ -47,7 +57,7 @@ class Home:
 
     @classmethod
     def resolve(cls, explicit: str | os.PathLike | None = None) -> "Home":
-        return cls(resolve_home(explicit))
+        return cls(home_dir(explicit))
 
     @property
     def memory(self) -> "Path":
@@ -89,6 +99,11 @@ class Home:
     def rejected(self) -> "Path":
         """Copies of refused hand edits, so that nothing typed by a person is lost."""
         return self.runtime / "rejected"
+
+    @property
+    def unstored(self) -> "Path":
+        """Queued items that could not be committed, kept for `cogit doctor` (learn/drain.py)."""
+        return self.runtime / "unstored"
 
     def session_dir(self, session_id: str) -> "Path":
         return self.sessions / safe_name(session_id)

@@ -6,7 +6,6 @@ what it is there to describe. With `fix`, a check mends only what it names as sa
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import asdict, dataclass
@@ -40,19 +39,23 @@ def setting(config, section: str, key: str, default):
 
 
 def last_check_path(home) -> str:
-    return os.path.join(str(home.runtime), "doctor.json")
+    return os.path.join(home.top, "runtime", "doctor.json")  # = home.runtime (a Path; strings keep `status` light)
 
 
 def read_last_check(home) -> dict:
+    from cogit import jsonio  # not json: `cogit status` reads this on every run
+
     try:
         with open(last_check_path(home), encoding="utf-8") as f:
-            data = json.load(f)
+            data = jsonio.loads(f.read())
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
 
 
 def write_last_check(home, offsets: dict) -> None:
+    import json
+
     path = last_check_path(home)
     try:
         tmp = f"{path}.{os.getpid()}.tmp"

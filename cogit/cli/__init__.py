@@ -6,10 +6,8 @@ Exit codes: 0 ok; 1 expected failure (the message says what to do next);
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import traceback
 
 import click
 
@@ -108,7 +106,13 @@ def cli(ctx: click.Context, home_dir: str | None) -> None:
 
 def _auto_finalize(home: Home) -> None:
     """Fold what ended (or killed) agent sessions left, so every command sees it."""
-    if not (home.sessions.is_dir() and any(home.sessions.iterdir())) or not (home.memory / ".git").exists():
+    # With strings, not home.sessions (a Path): a cold `show` / `status` need not import pathlib.
+    try:
+        if not any(os.scandir(os.path.join(home.top, "runtime", "sessions"))):
+            return
+    except OSError:
+        return  # no sessions folder (or not a folder): nothing to fold
+    if not os.path.exists(os.path.join(home.top, "memory", ".git")):
         return
     from cogit.cli.state import _stale_minutes
     from cogit.learn.drain import finalize
@@ -120,6 +124,8 @@ def _auto_finalize(home: Home) -> None:
 
 
 def emit_json(value) -> None:
+    import json  # here: a command that prints no JSON does not pay for it (cold `show` / `status`)
+
     click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
@@ -175,6 +181,7 @@ def _busy(e: BaseException) -> str | None:
 def _crash_log(args) -> str:
     import platform
     import time
+    import traceback
 
     try:
         home = Home.resolve()

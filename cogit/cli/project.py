@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
 
 import click
 
 from cogit.cli import cli, emit_json
-from cogit.store import scopes
-from cogit.store.provenance import Provenance
+
+# store.scopes (and with it dulwich) and provenance are imported where a command uses it: `show` and
+# `status` use this module's option and may answer from a snapshot (store/snapshot.py).
+if TYPE_CHECKING:
+    from cogit.store import scopes
 
 PROJECT_HELP = "Project scope: a name from `cogit project list`, a folder (`.` is the current one), or `global` (the default)."
 
@@ -20,6 +24,8 @@ def project_option(fn):
 
 
 def scope_of(obj, project: str | None, *, must_exist: bool = False) -> scopes.Scope:
+    from cogit.store import scopes
+
     scope = scopes.resolve(obj.home, project, os.getcwd())
     if must_exist:
         scopes.ensure_exists(obj.home, scope)
@@ -42,6 +48,8 @@ def project() -> None:
 @click.pass_obj
 def project_list(obj, as_json: bool) -> None:
     """Every project with memory: name, branch, item counts, last change."""
+    from cogit.store import scopes
+
     found = scopes.list_projects(obj.home)
     if as_json:
         emit_json(found)
@@ -62,6 +70,7 @@ def project_list(obj, as_json: bool) -> None:
 def project_show(obj, name: str, as_json: bool) -> None:
     """A project's own memory and the digest an agent there is given (default: this folder's project)."""
     from cogit.cli.render import render_state, state_json
+    from cogit.store import scopes
     from cogit.store.schema import SECTIONS
 
     info = scopes.preview(obj.home, scope_of(obj, name))
@@ -76,6 +85,9 @@ def project_show(obj, name: str, as_json: bool) -> None:
 
 
 def _move(obj, item_id: str, source, target, event: str) -> None:
+    from cogit.store import scopes
+    from cogit.store.provenance import Provenance
+
     prov = Provenance(event=event, source="cli", agent=os.environ.get("COGIT_AGENT", "human"),
                       session=os.environ.get("COGIT_SESSION", "-"))
     results = scopes.move(obj.home, item_id, source, target, prov)
@@ -91,8 +103,10 @@ def _move(obj, item_id: str, source, target, event: str) -> None:
 @click.pass_obj
 def project_promote(obj, item_id: str, project: str | None) -> None:
     """Move an item from its project to global memory (every project sees it)."""
+    from cogit.store.scopes import GLOBAL
+
     source = scope_of(obj, project, must_exist=True) if project else None
-    _move(obj, item_id, source, scopes.GLOBAL, "item.promote")
+    _move(obj, item_id, source, GLOBAL, "item.promote")
 
 
 @project.command("demote")
@@ -105,4 +119,6 @@ def project_demote(obj, item_id: str, project: str) -> None:
     target = scope_of(obj, project)
     if target.is_global:
         raise click.UsageError("--project must name a project, not global")
-    _move(obj, item_id, scopes.GLOBAL, target, "item.demote")
+    from cogit.store.scopes import GLOBAL
+
+    _move(obj, item_id, GLOBAL, target, "item.demote")

@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
-from pathlib import Path
 
 import click
 
 from cogit.cli import cli, emit_json
 from cogit.cli.project import project_option, scope_of
 from cogit.errors import CogitError, InvalidState, UsageError
-from cogit.store import memory
-from cogit.store.provenance import Provenance
-from cogit.store.schema import SECTIONS
-from cogit.store.state import section_name
+from cogit.store.sections import CATEGORIES, SECTIONS, section_name
+
+# The store (dulwich), provenance (socket, getpass) and the editor's modules are imported
+# inside the commands: `show` and `status` answered from a snapshot (store/snapshot.py)
+# need none of them.
 
 
-def _prov(event: str, scope=None) -> Provenance:
+def _prov(event: str, scope=None):
+    from cogit.store.provenance import Provenance
+
     return Provenance(event=event, source="cli", agent=os.environ.get("COGIT_AGENT", "human"),
                       session=os.environ.get("COGIT_SESSION", "-"), project=scope.name if scope else "global")
 
@@ -45,6 +45,8 @@ def init(obj) -> None:
 
     A second `init` says so and changes nothing.
     """
+    from cogit.store import memory
+
     created, sha = memory.init(obj.home)
     if created:
         click.echo(f"Created memory in {obj.home.memory} [{sha[:10]}]")
@@ -57,13 +59,17 @@ def init(obj) -> None:
 @click.pass_obj
 def status(obj, as_json: bool) -> None:
     """Where memory is, its head, item counts, hand edits waiting, the digest size."""
-    from cogit.store.status import status as get_status
+    from cogit.store import snapshot
 
-    from cogit.store import scoped
+    info = snapshot.status_info(obj.home, os.getcwd())  # nothing changed since the last write or read: no store
+    if info is None:
+        from cogit.store import scoped
+        from cogit.store.status import status as get_status
 
-    info = get_status(obj.home)
-    here = scoped.folder_project(obj.home, os.getcwd())  # in a project's folder: its memory too
-    info["project"] = scoped.summary(obj.home, here) if here else None
+        info = get_status(obj.home)
+        here = scoped.folder_project(obj.home, os.getcwd())  # in a project's folder: its memory too
+        info["project"] = scoped.summary(obj.home, here) if here else None
+        snapshot.keep(obj.home, [snapshot.MAIN] + ([here.branch] if here else []))
     if as_json:
         emit_json(info)
         return
@@ -102,18 +108,27 @@ def show(obj, section: str | None, at: str | None, as_json: bool, project: str |
 
     sections = [section_name(section)] if section else list(SECTIONS)
     if project is None and at is None:
-        from cogit.store import scoped
+        from cogit.store import snapshot
 
-        here = scoped.folder_project(obj.home, os.getcwd())
-        if here is not None:  # in a project's folder: what an agent there sees, each item labelled
-            views = [(s, *memory.read(obj.home, branch=s.branch)) for s in (here, scoped.GLOBAL)]
+        views = snapshot.show_views(obj.home, os.getcwd())  # nothing changed since the last write or read: no store
+        if views is None:
+            from cogit.store import memory, scoped
+
+            here = scoped.folder_project(obj.home, os.getcwd())
+            views = [(s, *memory.read(obj.home, branch=s.branch)) for s in ((here,) if here else ()) + (scoped.GLOBAL,)]
+            snapshot.keep(obj.home, [s.branch for s, _, _ in views])
+        if len(views) > 1:  # in a project's folder: what an agent there sees, each item labelled
             if as_json:
                 emit_json(state_json_labelled(views, sections))
             else:
                 click.echo(render_labelled(views, sections))
             return
-    scope = scope_of(obj, project, must_exist=True)
-    sha, state = memory.read(obj.home, at, branch=scope.branch)
+        _, sha, state = views[0]
+    else:
+        from cogit.store import memory
+
+        scope = scope_of(obj, project, must_exist=True)
+        sha, state = memory.read(obj.home, at, branch=scope.branch)
     if as_json:
         emit_json(state_json(state, sections))
     else:
@@ -123,7 +138,7 @@ def show(obj, section: str | None, at: str | None, as_json: bool, project: str |
 @cli.command()
 @click.argument("kind", type=click.Choice(["learning", "heuristic", "avoidance", "rule"]))
 @click.argument("text")
-@click.option("--category", "-c", type=click.Choice(memory.CATEGORIES), help="For learnings (default insight).")
+@click.option("--category", "-c", type=click.Choice(CATEGORIES), help="For learnings (default insight).")
 @click.option("--context", help="For learnings: the situation that produced it.")
 @click.option("--detector", help="For rules: the detector whose pattern the rule is about (see `cogit rules`).")
 @click.option("--force", is_flag=True, help="Add it even when a near-identical item is there (default: that one gains evidence).")
@@ -141,6 +156,8 @@ def add(obj, kind: str, text: str, category: str | None, context: str | None, pr
       cogit add learning "Run the tests with python -m pytest -q" --category pattern
       cogit add rule "Read the error before retrying" --detector error_loop
     """
+    from cogit.store import memory
+
     if category and kind != "learning":
         raise UsageError("--category applies to learnings only")
     if (kind == "rule") != bool(detector):
@@ -179,6 +196,8 @@ def focus() -> None:
 @click.pass_obj
 def focus_set(obj, text: str, priorities: tuple[str, ...], project: str | None) -> None:
     """Set the current focus (and, with -p, its priorities)."""
+    from cogit.store import memory
+
     scope = scope_of(obj, project)
     result = memory.write(obj.home, _prov("focus.set", scope), memory.set_focus(text, list(priorities) or None), branch=scope.branch)
     _report(result, scope=scope)
@@ -190,6 +209,7 @@ def focus_set(obj, text: str, priorities: tuple[str, ...], project: str | None) 
 @click.pass_obj
 def forget(obj, item_id: str, project: str | None) -> None:
     """Remove an item by id (it stays in history; `cogit revert` brings it back)."""
+    from cogit.store import memory
     from cogit.errors import ItemNotFound
     from cogit.store import scoped
 
@@ -211,6 +231,12 @@ def edit(obj, section: str, project: str | None) -> None:
 
     An invalid edit is refused with file, line and field, and kept in a temp file.
     """
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from cogit.store import memory
+    from cogit.store.provenance import Provenance
     from cogit.store.scopes import section_text
 
     sec = section_name(section)
@@ -243,6 +269,8 @@ def edit(obj, section: str, project: str | None) -> None:
 @click.pass_obj
 def commit_cmd(obj, message_text: str | None) -> None:
     """Validate and commit hand edits made in the memory repository's files."""
+    from cogit.store import memory
+
     _report(memory.commit_hand_edits(obj.home, message_text), nothing="No hand edits to commit.")
 
 
@@ -305,6 +333,7 @@ def _ended(home, session_id: str) -> bool:
 def _make_memory(home) -> None:
     """Started by a hook on a machine with no memory yet: create it from the defaults, so a
     lesson the agent was told is noted is stored, not kept waiting for `cogit init`."""
+    from cogit.store import memory
     from cogit.store.write import log_note, memory_lock
 
     if (home.memory / ".git").exists():

@@ -199,7 +199,7 @@ def _agg_empty(agg) -> bool:
 
 
 def unstored_dir(home: Home):
-    return home.runtime / "unstored"
+    return home.unstored
 
 
 def _unstored(home: Home, state: dict, item: dict, fold_id: str, error: Exception) -> None:

@@ -13,10 +13,8 @@ from cogit.store import repo as git
 from cogit.store import yamlio
 from cogit.store.provenance import Provenance, message
 from cogit.store.schema import SECTIONS
-from cogit.store.state import STATE_FILES, filename, find, new_id, now_iso, template_text
+from cogit.store.state import CATEGORIES, STATE_FILES, filename, find, new_id, now_iso, template_text  # noqa: F401
 from cogit.store.write import Change, State, load_state, transact
-
-CATEGORIES = ("insight", "feedback", "pattern", "mistake")
 
 
 def init(home: Home) -> tuple[bool, str]:

@@ -281,7 +281,8 @@ def sync_worktree(repo: Repo, root: Path, files: dict[str, bytes | None], allowe
     index.write()
 
 
-PENDING = "cogit-pending"  # in .git/: the old head while a commit's working tree is being written
+# The pending note (.git/cogit-pending) is read by `cogit status` too, without dulwich: cogit/heads.py.
+from cogit.heads import PENDING, read_pending  # noqa: E402,F401
 
 
 def mark_pending(root: Path, old_head: str | None) -> None:
@@ -296,14 +297,6 @@ def mark_pending(root: Path, old_head: str | None) -> None:
 
 def clear_pending(root: Path) -> None:
     (root / ".git" / PENDING).unlink(missing_ok=True)
-
-
-def read_pending(root: Path) -> str | None:
-    """The old head noted by `mark_pending` ("" for none), or None when nothing is pending."""
-    try:
-        return (root / ".git" / PENDING).read_text("ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def reset_index(repo: Repo, root: Path, sha: str | None, allowed: frozenset[str]) -> None:

@@ -10,7 +10,6 @@ import json
 import re
 from datetime import datetime
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 # jsonschema (with referencing, attrs, rpds: about 40 ms) is imported when something is
@@ -34,6 +33,8 @@ SECTIONS = (
 
 @lru_cache(maxsize=None)
 def schema(section: str) -> dict:
+    from importlib import resources  # here: it imports pathlib, tempfile, shutil; the cold reads never load a schema
+
     text = resources.files("cogit.schemas").joinpath(f"{section}.schema.json").read_text("utf-8")
     return json.loads(text)
 

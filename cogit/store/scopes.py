@@ -22,7 +22,8 @@ from cogit.paths import Home
 from cogit.scope import project_of, slugify
 from cogit.store import repo as git
 from cogit.store import yamlio
-from cogit.store.provenance import Provenance, parse
+from cogit.store.provenance import Provenance
+from cogit.store.snapshot import project_name  # noqa: F401  (the rule lives where the write path reaches it)
 from cogit.store.state import ITEM_SECTIONS, SINGULAR, find, new_id, now_iso
 from cogit.store.write import Change, State, commit_locked, create_root, load_state, main_config, memory_lock  # noqa: F401
 
@@ -105,13 +106,6 @@ def _known_name(home: Home, branch: str) -> str | None:
         repo.close()
 
 
-def project_name(repo, branch: str, depth: int = 50) -> str:
-    """The project's name as its commits record it (Cogit-Project), else its slug."""
-    for info in git.walk(repo, git.head(repo, branch), max_entries=depth):
-        name = parse(info.message)[2].get("Cogit-Project")
-        if name and name != "global":
-            return name
-    return branch[len(PREFIX):]
 
 
 def ensure_exists(home: Home, scope: Scope) -> None:

@@ -8,29 +8,16 @@ everything here works on both, since both are dicts and lists.
 from __future__ import annotations
 
 import json
-import secrets
 import time
-from importlib import resources
 from typing import Any
 
-from cogit.errors import ItemNotFound, UsageError
+from cogit.errors import ItemNotFound
 from cogit.store import yamlio
 from cogit.store.schema import SECTIONS
+# The names live in store/sections.py (no store imports, for the cold reads); re-exported here.
+from cogit.store.sections import CATEGORIES, ITEM_SECTIONS, PLURAL, SINGULAR, section_name  # noqa: F401
 
-ITEM_SECTIONS = ("heuristics", "learnings", "avoidances", "reflections", "rules")
 PREFIX = {"heuristics": "h", "learnings": "l", "avoidances": "a", "reflections": "rf", "rules": "ru"}
-SINGULAR = {
-    "heuristics": "heuristic",
-    "learnings": "learning",
-    "avoidances": "avoidance",
-    "reflections": "reflection",
-    "rules": "rule",
-    "focus": "focus",
-    "engagement": "engagement",
-    "tools": "tools",
-    "config": "config",
-}
-PLURAL = {v: k for k, v in SINGULAR.items()}
 
 DEFAULT_CAPS = {
     "learnings": 50,
@@ -57,21 +44,13 @@ def section_of_file(name: str) -> str | None:
     return None
 
 
-def section_name(word: str) -> str:
-    """Accept `learning`, `learnings`, `Learnings`; refuse anything else with a list."""
-    w = word.strip().lower()
-    if w in SECTIONS:
-        return w
-    if w in PLURAL:
-        return PLURAL[w]
-    raise UsageError(f"unknown section {word!r}", hint="Sections: " + ", ".join(SECTIONS) + ".")
-
-
 def now_iso(t: float | None = None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if t is None else t))
 
 
 def template_text(section: str) -> str:
+    from importlib import resources  # here: the cold `show` / `status` import this module, not the templates
+
     return resources.files("cogit.templates").joinpath("state", filename(section)).read_text("utf-8")
 
 
@@ -80,6 +59,8 @@ def default_doc(section: str) -> Any:
 
 
 def new_id(section: str, state: dict) -> str:
+    import secrets  # here: it imports hmac, hashlib and random, which reads need not pay for
+
     taken = set(all_ids(state))
     while True:
         candidate = f"{PREFIX[section]}-{secrets.token_hex(3)}"

@@ -7,6 +7,7 @@ import json
 from cogit.paths import Home
 from cogit.store import digest
 from cogit.store import repo as git
+from cogit.store import snapshot
 from cogit.store.memory import open_existing
 from cogit.store.state import ITEM_SECTIONS
 from cogit.store.write import dirty_files, load_state
@@ -20,6 +21,8 @@ def status(home: Home) -> dict:
         state = load_state(repo, head)
         commits = count_commits(home, repo, head) if head else 0
         hand = sorted(dirty_files(home, repo))
+        if head:
+            snapshot.save(home, repo, branch, head, commits=commits)  # the next cold `status` reads it
     finally:
         repo.close()
     cache = digest.cache_path(home, branch)

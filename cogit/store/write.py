@@ -208,6 +208,9 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
     from cogit.store import digest
 
     digest.refresh(home, repo, branch, {branch: state})
+    from cogit.store import snapshot  # what the cold `show` / `status` read (checked against the head)
+
+    snapshot.save(home, repo, branch, sha, parents=[p for p in [expected, *extra_parents] if p])
     return WriteResult(sha, change.summary, sorted(section_of_file(n) for n in files), pruned, redactions[0])
 
 
