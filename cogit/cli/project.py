@@ -8,15 +8,9 @@ import time
 import click
 
 from cogit.cli import cli, emit_json
+from cogit.cli.options import PROJECT_HELP, project_option  # noqa: F401 - re-exported (cold commands import options)
 from cogit.store import scopes
 from cogit.store.provenance import Provenance
-
-PROJECT_HELP = "Project scope: a name from `cogit project list`, a folder (`.` is the current one), or `global` (the default)."
-
-
-def project_option(fn):
-    """`--project NAME` for every command that reads or writes memory."""
-    return click.option("--project", "project", metavar="NAME", help=PROJECT_HELP)(fn)
 
 
 def scope_of(obj, project: str | None, *, must_exist: bool = False) -> scopes.Scope:

@@ -15,21 +15,10 @@ from typing import Any
 
 from cogit.errors import ItemNotFound, UsageError
 from cogit.store import yamlio
+from cogit.store.names import ITEM_SECTIONS, SINGULAR  # noqa: F401 - defined stdlib-only for the cold history commands
 from cogit.store.schema import SECTIONS
 
-ITEM_SECTIONS = ("heuristics", "learnings", "avoidances", "reflections", "rules")
 PREFIX = {"heuristics": "h", "learnings": "l", "avoidances": "a", "reflections": "rf", "rules": "ru"}
-SINGULAR = {
-    "heuristics": "heuristic",
-    "learnings": "learning",
-    "avoidances": "avoidance",
-    "reflections": "reflection",
-    "rules": "rule",
-    "focus": "focus",
-    "engagement": "engagement",
-    "tools": "tools",
-    "config": "config",
-}
 PLURAL = {v: k for k, v in SINGULAR.items()}
 
 DEFAULT_CAPS = {
