@@ -33,7 +33,8 @@ def figures(homes: dict[int, Path], quick: bool) -> list[dict]:
     first, _ = t.run([*cogit, "why", item], env)  # builds the item index
     rows.append(t.row(f"first `why ID` at {mid:,} commits (builds the item index)", first, None, None,
                       method="one run, fresh runtime folder: every commit diffed once and kept in "
-                             "runtime/cache/history.idx; later queries only add new commits"))
+                             "runtime/cache/history.idx/.dat; later queries only add new commits (in real use "
+                             "the session-end work adds them, so no query pays for them)"))
     times = t.measure({
         "cogit why": ([*cogit, "why", item], env),
         "cogit log --item": ([*cogit, "log", "--item", item], env),

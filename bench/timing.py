@@ -39,14 +39,14 @@ def clean_env(home: Path | None = None, **extra) -> dict:
 def view(home: Path, where: Path) -> Path:
     """A home to run read commands in: the built home's repository (a symlink: read
     commands do not write it) with a fresh copy of its runtime folder, so caches a command
-    keeps (item index, commit counts) start empty in every run and the built home stays
+    keeps (item index, recent commits, commit counts) start empty in every run and the built home stays
     as built."""
     if where.exists():
         shutil.rmtree(where)
     where.mkdir(parents=True)
     (where / "memory").symlink_to(home / "memory")
-    shutil.copytree(home / "runtime", where / "runtime", ignore=shutil.ignore_patterns("parsed", "history.idx",
-                                                                                       "commit-counts.json"))
+    shutil.copytree(home / "runtime", where / "runtime", ignore=shutil.ignore_patterns("parsed", "history.idx", "history.dat",
+                                                                                       "recent", "commit-counts.json"))
     return where
 
 

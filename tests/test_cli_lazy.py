@@ -42,10 +42,10 @@ print(json.dumps([code, sorted(m for m in sys.modules if m.startswith(("cogit.cl
 
 @pytest.mark.parametrize("args, allowed", [
     (["--help"], set()),
-    (["status"], {"cogit.cli.state", "cogit.cli.project"}),
-    (["show"], {"cogit.cli.state", "cogit.cli.project", "cogit.cli.render"}),
-    (["log", "-n", "20"], {"cogit.cli.history", "cogit.cli.project"}),
-    (["why", "l-000000"], {"cogit.cli.history", "cogit.cli.project"}),
+    (["status"], {"cogit.cli.state", "cogit.cli.project", "cogit.cli.options"}),
+    (["show"], {"cogit.cli.state", "cogit.cli.project", "cogit.cli.options", "cogit.cli.render"}),
+    (["log", "-n", "20"], {"cogit.cli.history", "cogit.cli.options"}),
+    (["why", "l-000000"], {"cogit.cli.history", "cogit.cli.options"}),
 ])
 def test_read_commands_import_only_their_own_module(initialized, args, allowed):
     out = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,

@@ -8,9 +8,27 @@ import time
 import click
 
 from cogit.cli import cli, emit_json
-from cogit.cli.project import project_option, scope_of
-from cogit.store import history
-from cogit.store.provenance import Provenance
+from cogit.cli.options import project_option
+
+# The store (and with it dulwich, the YAML and schema code) is imported inside the
+# commands: `log` and `why` first ask the history index (cogit/store/history_index.py,
+# standard library only), and take the full path only when it cannot answer.
+
+
+def scope_of(obj, project, *, must_exist: bool = False):
+    from cogit.cli.project import scope_of
+
+    return scope_of(obj, project, must_exist=must_exist)
+
+
+def _from_index(query, home, *args, **kwargs):
+    """The answer of a history_index query, or None when the index cannot give it."""
+    from cogit.store import history_index
+
+    try:
+        return query(str(home.root), str(home.runtime / "cache"), *args, **kwargs)
+    except history_index.Stale:
+        return None
 
 
 def _when(t: int) -> str:
@@ -36,17 +54,24 @@ def _trailer_line(trailers: dict) -> str:
 def log(obj, limit, event, source, session, since, item, as_json, project, scope_name=None) -> None:
     """History of memory, newest first, with provenance: every scope (global and each
     project), with a scope column; --scope (or --project) narrows it to one."""
-    from cogit.store import scoped
+    from cogit.store import history_index
 
     narrow = project if project is not None else scope_name
-    scopes = [scope_of(obj, narrow, must_exist=True)] if narrow is not None else scoped.every_scope(obj.home)
-    found = scoped.log(obj.home, scopes, limit=limit, event=event, source=source, session=session, since=since, item=item)
+    filters = dict(limit=limit, event=event, source=source, session=session, since=since, item=item)
+    found = _from_index(history_index.log, obj.home, **filters) if narrow is None else None
+    if found is None:
+        from cogit.store import history, scoped
+
+        scopes = [scope_of(obj, narrow, must_exist=True)] if narrow is not None else scoped.every_scope(obj.home)
+        found = [(scoped.label(s), s.branch, e) for s, e in scoped.log(obj.home, scopes, **filters)]
+        if narrow is None and not item:
+            history.refresh_recent(obj.home)  # the next `log -n N` reads one small file per branch
     if as_json:
-        emit_json([{**e.to_json(), "scope": scoped.label(s), "branch": s.branch} for s, e in found])
+        emit_json([{**e.to_json(), "scope": label, "branch": branch} for label, branch, e in found])
         return
-    width = min(24, max((len(scoped.label(s)) for s, _ in found), default=6))
-    for s, e in found:
-        click.echo(f"{e.sha[:10]} {_when(e.time)}  {_fit(scoped.label(s), width)}  {e.summary}")
+    width = min(24, max((len(label) for label, _, _ in found), default=6))
+    for label, _, e in found:
+        click.echo(f"{e.sha[:10]} {_when(e.time)}  {_fit(label, width)}  {e.summary}")
         click.echo(f"           {e.author}  {_trailer_line(e.trailers)}")
 
 
@@ -68,7 +93,7 @@ def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool, project: str | No
     ~ heuristic h-9c1a: use_count 3 → 4   changed
     - avoidance a-12ab "…"          removed
     """
-    from cogit.store import scoped
+    from cogit.store import history, scoped
 
     if len(revs) > 2:
         raise click.UsageError("give at most two revisions")
@@ -104,17 +129,21 @@ def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool, project: str | No
 @click.pass_obj
 def why(obj, item_id: str, as_json: bool, project: str | None) -> None:
     """Every commit that created or changed an item, with its provenance."""
-    from cogit.store import scoped
+    from cogit.store import history_index
 
-    scopes = [scope_of(obj, project, must_exist=True)] if project is not None else scoped.every_scope(obj.home)
-    found = [(s, e, ch) for s in scopes for e, ch in history.why(obj.home, item_id, branch=s.branch)]
+    found = _from_index(history_index.why, obj.home, item_id) if project is None else None
+    if found is None:
+        from cogit.store import history, scoped
+
+        scopes = [scope_of(obj, project, must_exist=True)] if project is not None else scoped.every_scope(obj.home)
+        found = [(scoped.label(s), e, ch) for s in scopes for e, ch in history.why(obj.home, item_id, branch=s.branch)]
     if as_json:
-        emit_json([{**e.to_json(), "scope": scoped.label(s), "changes": [c.to_json() for c in ch]} for s, e, ch in found])
+        emit_json([{**e.to_json(), "scope": label, "changes": [c.to_json() for c in ch]} for label, e, ch in found])
         return
     if not found:
         click.echo(f"No commit mentions {item_id}" + (f" in {scoped.label(scopes[0])}." if project is not None else " in any scope."))
-    for s, e, changes in found:
-        click.echo(f"{e.sha[:10]} {_when(e.time)}  {scoped.label(s)}  {e.summary}")
+    for label, e, changes in found:
+        click.echo(f"{e.sha[:10]} {_when(e.time)}  {label}  {e.summary}")
         click.echo(f"           {e.author}  {_trailer_line(e.trailers)}")
         for key in ("Cogit-Evidence", "Cogit-Model"):
             if e.trailers.get(key):
@@ -129,7 +158,8 @@ def why(obj, item_id: str, as_json: bool, project: str | None) -> None:
 @click.pass_obj
 def revert(obj, rev: str, project: str | None) -> None:
     """Undo exactly one commit's item changes, as a new commit (later changes stay)."""
-    from cogit.store import scoped
+    from cogit.store import history, scoped
+    from cogit.store.provenance import Provenance
 
     scope = scope_of(obj, project, must_exist=True)
     if project is None and not any(s.is_global for s in scoped.scopes_with_commit(obj.home, rev)):

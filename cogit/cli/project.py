@@ -9,18 +9,12 @@ from typing import TYPE_CHECKING
 import click
 
 from cogit.cli import cli, emit_json
+from cogit.cli.options import PROJECT_HELP, project_option  # noqa: F401 - re-exported (cold commands import options)
 
 # store.scopes (and with it dulwich) and provenance are imported where a command uses it: `show` and
 # `status` use this module's option and may answer from a snapshot (store/snapshot.py).
 if TYPE_CHECKING:
     from cogit.store import scopes
-
-PROJECT_HELP = "Project scope: a name from `cogit project list`, a folder (`.` is the current one), or `global` (the default)."
-
-
-def project_option(fn):
-    """`--project NAME` for every command that reads or writes memory."""
-    return click.option("--project", "project", metavar="NAME", help=PROJECT_HELP)(fn)
 
 
 def scope_of(obj, project: str | None, *, must_exist: bool = False) -> scopes.Scope:

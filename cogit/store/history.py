@@ -5,15 +5,15 @@ from __future__ import annotations
 import copy
 import heapq
 import json
-import os
-import time
 from dataclasses import dataclass
 
-from cogit.errors import CogitError, Conflict, RevisionNotFound, UsageError
+from cogit.errors import CogitError, Conflict, RevisionNotFound
 from cogit.paths import Home
 from cogit.store import repo as git
 from cogit.store import yamlio
+from cogit.store import history_index as hx
 from cogit.store.diff import ItemChange, diff_states
+from cogit.store.history_index import Entry, parse_since  # noqa: F401 - re-exported
 from cogit.store.memory import open_existing
 from cogit.store.provenance import Provenance, parse
 from cogit.store import canonical_reader, loader
@@ -21,47 +21,9 @@ from cogit.store.state import ITEM_SECTIONS, default_doc, now_iso, section_of_fi
 from cogit.store.write import Change, State, load_state, transact
 
 
-@dataclass
-class Entry:
-    sha: str
-    summary: str
-    body: str
-    author: str
-    time: int
-    parents: list[str]
-    trailers: dict[str, str]
-
-    def to_json(self) -> dict:
-        return {
-            "sha": self.sha,
-            "summary": self.summary,
-            "author": self.author,
-            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.time)),
-            "parents": self.parents,
-            "body": self.body,
-            "trailers": self.trailers,
-        }
-
-
 def _entry(info: git.CommitInfo) -> Entry:
     summary, body, trailers = parse(info.message)
-    return Entry(info.sha, summary, body, info.author, info.time, info.parents, trailers)
-
-
-def parse_since(text: str) -> int:
-    """`2026-11-30`, `2026-11-30T10:00:00Z`, or a relative `3d`, `12h`, `30m`."""
-    text = text.strip()
-    units = {"m": 60, "h": 3600, "d": 86400, "w": 604800}
-    if text[:-1].isdigit() and text[-1:] in units:
-        return int(time.time()) - int(text[:-1]) * units[text[-1]]
-    for fmt in ("%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"):
-        try:
-            import calendar
-
-            return calendar.timegm(time.strptime(text, fmt))
-        except ValueError:
-            continue
-    raise UsageError(f"cannot read the date {text!r}", hint="Use YYYY-MM-DD, an ISO time, or 3d / 12h / 30m.")
+    return Entry(info.sha, summary, body, info.author, info.time, list(info.parents), trailers)
 
 
 def commit_changes(repo, sha: str, parent: str | None = None, only_id: str | None = None) -> list[ItemChange]:
@@ -126,41 +88,30 @@ class _Node:
 
 
 class ItemIndex:
-    """Which items every commit changed, kept in runtime/cache/history.idx, so `why ID`
-    and `log --item ID` need not diff every commit of a long history again.
+    """The item index (cogit/store/history_index.py) kept up to date through dulwich, so
+    `why ID` and `log --item ID` need not diff every commit of a long history again.
 
-    One line per commit: sha, commit time, parents, and the commit's item changes
-    against its first parent (what `commit_changes` returns) as JSON. A commit never
-    changes, so its line never goes stale: whatever moved a branch (a write, a revert,
-    a pull or merge, a hand edit committed) only adds commits, and commits not yet in
-    the index are added (ancestors first) the first time a query meets them. Which
-    commits a branch holds, and their order, come from walking the parents in the index
-    exactly as `git.walk` walks the object store (newest commit time first, ties by sha),
-    so the answers are those of the full walk. A torn or foreign line is ignored and
-    that commit indexed again: the file is a cache, never a source of truth.
+    A commit never changes, so its line never goes stale: whatever moved a branch (a
+    write, a revert, a pull or merge, a hand edit committed) only adds commits, and
+    commits not yet in the index are added (ancestors first) the first time a query
+    meets them. Which commits a branch holds, and their order, come from walking the
+    parents in the index exactly as `git.walk` walks the object store (newest commit
+    time first, ties by sha), so the answers are those of the full walk. A torn or
+    foreign line is ignored and that commit indexed again; an unreadable record is
+    answered from the commit itself: the files are a cache, never a source of truth.
     """
-
-    HEADER = "cogit-history-index 1\n"
 
     def __init__(self, home: Home, repo):
         self.repo = repo
-        self.path = home.runtime / "cache" / "history.idx"
-        self.rows: dict[str, tuple[int, list[str], str]] = {}
-        try:
-            with open(self.path, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError):
-            return
-        if not text.startswith(self.HEADER):
-            return
-        rows = self.rows
-        lines = text[len(self.HEADER):].split("\n")
-        lines.pop()  # "" after the last newline, or a line torn by a crash
-        for line in lines:
-            parts = line.split(" ", 3)
-            # a torn or foreign line is skipped: its commit is indexed again when met
-            if len(parts) == 4 and len(parts[0]) == 40 and parts[1].isdigit() and parts[3][:1] == "[" and parts[3][-1:] == "]":
-                rows[parts[0]] = (int(parts[1]), parts[2].split(",") if parts[2] != "-" else [], parts[3])
+        self.index = hx.Index(str(home.runtime / "cache"))
+        self.rows = self.index.rows
+        self.unreadable: set[str] = set()  # commits whose record could not be read: indexed again on close
+
+    def close(self) -> None:
+        self.index.close()
+        redo = [sha for sha in self.unreadable if sha in self.rows]
+        if redo:  # a later line for the same commit wins when the index is read
+            self.index.append([self._row(_Node(sha, self.rows[sha][1], self.rows[sha][0])) for sha in redo])
 
     def ensure(self, head: str) -> None:
         """Index every commit reachable from `head` that is not indexed yet."""
@@ -177,7 +128,7 @@ class ItemIndex:
         if not missing:
             return
         by_sha = {i.sha: i for i in missing}
-        lines, done = [], set()
+        found, done = [], set()
         for info in missing:  # ancestors first: any prefix of what is written is complete
             stack = [(info, False)]
             while stack:
@@ -189,24 +140,16 @@ class ItemIndex:
                     stack.extend((by_sha[p], False) for p in node.parents if p in by_sha and p not in done)
                     continue
                 done.add(node.sha)
-                commit_time = node.time
-                found = commit_changes(self.repo, node.sha, node.parents[0] if node.parents else None)
-                changes = json.dumps([[c.op, c.section, c.key, c.text, c.fields] for c in found], ensure_ascii=False)
-                self.rows[node.sha] = (commit_time, node.parents, changes)
-                lines.append(f"{node.sha} {commit_time} {','.join(node.parents) or '-'} {changes}\n")
-        self._append(lines)
+                found.append(self._row(node))
+        self.index.append(found)
 
-    def _append(self, lines: list[str]) -> None:
-        try:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fresh = not self.path.exists() or self.path.stat().st_size == 0
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, ((self.HEADER if fresh else "") + "".join(lines)).encode("utf-8"))
-            finally:
-                os.close(fd)
-        except OSError:
-            pass  # an index that cannot be written only costs speed
+    def _row(self, node: _Node) -> tuple:
+        """What the index keeps of a commit: its place in the graph and its record."""
+        e = _entry(git.info(self.repo, node.sha))
+        changes = commit_changes(self.repo, node.sha, node.parents[0] if node.parents else None)
+        return (node.sha, node.time, node.parents, {
+            "sha": node.sha, "time": e.time, "author": e.author, "summary": e.summary, "body": e.body,
+            "trailers": e.trailers, "changes": [[c.op, c.section, c.key, c.text, c.fields] for c in changes]})
 
     def walk(self, head: str | None):
         """The shas reachable from `head` in `git.walk`'s order."""
@@ -227,14 +170,20 @@ class ItemIndex:
 
     def changes(self, sha: str, item_id: str, needle: str | None = None) -> list[ItemChange]:
         """The changes of commit `sha` to `item_id` (`needle`: the id as JSON, if known)."""
-        text = self.rows[sha][2]
-        if (needle or json.dumps(item_id, ensure_ascii=False)) not in text:
+        if (needle or json.dumps(item_id, ensure_ascii=False)) not in self.rows[sha][4]:
             return []
         try:
-            return [ItemChange(op, section, key, changed_text, [tuple(f) for f in fields])
-                    for op, section, key, changed_text, fields in json.loads(text) if key == item_id]
-        except (ValueError, TypeError):  # a garbled line: the commit itself answers
+            return self.index.changes(sha, item_id)
+        except hx.Stale:  # a garbled record: the commit itself answers
+            self.unreadable.add(sha)
             return commit_changes(self.repo, sha, only_id=item_id)
+
+    def entry(self, sha: str) -> Entry:
+        try:
+            return self.index.entry(sha)
+        except hx.Stale:
+            self.unreadable.add(sha)
+            return _entry(git.info(self.repo, sha))
 
 
 def log(
@@ -252,16 +201,16 @@ def log(
     try:
         cutoff = parse_since(since) if since else None
         out = []
+        index = None
         if item:
             index = ItemIndex(home, repo)
             needle = json.dumps(item, ensure_ascii=False)
-            infos = (git.info(repo, sha) for sha in index.walk(git.head(repo, branch)) if index.changes(sha, item, needle))
+            entries = (index.entry(sha) for sha in index.walk(git.head(repo, branch)) if index.changes(sha, item, needle))
         else:
-            infos = git.walk(repo, git.head(repo, branch))
-        for info in infos:
-            if cutoff is not None and info.time < cutoff:
+            entries = (_entry(info) for info in git.walk(repo, git.head(repo, branch)))
+        for entry in entries:
+            if cutoff is not None and entry.time < cutoff:
                 continue
-            entry = _entry(info)
             t = entry.trailers
             if event and not (t.get("Cogit-Event", "") == event or t.get("Cogit-Event", "").startswith(event + ".")):
                 continue
@@ -272,6 +221,8 @@ def log(
             out.append(entry)
             if limit and len(out) >= limit:
                 break
+        if index is not None:
+            index.close()
         return out
     finally:
         repo.close()
@@ -283,11 +234,56 @@ def why(home: Home, item_id: str, branch: str = git.MAIN) -> list[tuple[Entry, l
         out = []
         index = ItemIndex(home, repo)
         needle = json.dumps(item_id, ensure_ascii=False)
-        for sha in index.walk(git.head(repo, branch)):
-            changes = index.changes(sha, item_id, needle)
-            if changes:
-                out.append((_entry(git.info(repo, sha)), changes))
+        try:
+            for sha in index.walk(git.head(repo, branch)):
+                changes = index.changes(sha, item_id, needle)
+                if changes:
+                    out.append((index.entry(sha), changes))
+        finally:
+            index.close()
         return out
+    finally:
+        repo.close()
+
+
+def refresh_recent(home: Home) -> None:
+    """Write the recent file (history_index.RECENT newest commits) of every scope's
+    branch whose file does not match its head, so the next `log -n N` reads no commit."""
+    repo = open_existing(home)
+    try:
+        _refresh_recent(home, repo)
+    finally:
+        repo.close()
+
+
+def _refresh_recent(home: Home, repo) -> None:
+    cache = str(home.runtime / "cache")
+    for branch in git.branches(repo):
+        if branch != git.MAIN and not branch.startswith(hx.PROJECT_PREFIX):
+            continue
+        head = git.head(repo, branch)
+        try:
+            hx.read_recent(cache, branch, head)
+            continue
+        except hx.Stale:
+            pass
+        entries = [_entry(i) for i in git.walk(repo, head, max_entries=hx.RECENT + 1)]
+        hx.write_recent(cache, branch, head, entries[:hx.RECENT], len(entries) <= hx.RECENT)
+
+
+def catch_up(home: Home) -> None:
+    """Bring the item index and the recent files up to date with every scope's branch
+    (the detached session-end work runs this, so a query after many commits pays nothing)."""
+    repo = open_existing(home)
+    try:
+        index = ItemIndex(home, repo)
+        try:
+            for branch in git.branches(repo):
+                if branch == git.MAIN or branch.startswith(hx.PROJECT_PREFIX):
+                    index.ensure(git.head(repo, branch))
+        finally:
+            index.close()
+        _refresh_recent(home, repo)
     finally:
         repo.close()
 

@@ -86,9 +86,23 @@ def maintain(home: Home, force: bool = False) -> list[str]:
         pass  # another packer or a pull is running: next time
     done += _trim_reflogs(home, force)
     done += _evict_cache(home, CACHE_BYTES)
+    done += _catch_up_history(home)
     for line in done:
         log_note(home, line)
     return done
+
+
+def _catch_up_history(home: Home) -> list[str]:
+    """Index the session's new commits for `why` / `log --item` and refresh the newest
+    commits `log -n N` reads (cogit/store/history_index.py), here in the detached
+    session-end work, so the next query after many commits does not pay for them."""
+    from cogit.store.history import catch_up
+
+    try:
+        catch_up(home)
+    except Exception as e:  # noqa: BLE001 - a cache; the next query brings it up to date itself
+        return [f"history index not brought up to date: {type(e).__name__}: {e}"]
+    return []
 
 
 # --------------------------------------------------------------------------- packing

@@ -1,0 +1,251 @@
+"""The history index answers `why`, `log --item`, `log -n N` and `log --event` byte for
+byte as the full walk does, without dulwich, and never wrongly when it is behind or damaged.
+
+The reference is the old code path run in-process: every scope read through dulwich,
+every commit of the walk diffed (`commit_changes`), each entry read from its commit. The
+answers under test come from real `cogit` processes, on a history with two machines
+syncing (merge commits from another clone), project scopes, caps that prune, forget,
+revert, a hand `git commit` in the memory repository and same-second commits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import Cogit
+from gitservers import bare_repo, git_env, requires_git  # noqa: F401  (fixtures)
+
+from cogit.cli import main
+from cogit.paths import Home
+from cogit.store import history, history_index
+from cogit.store import repo as gitstore
+
+pytestmark = requires_git
+
+
+class FullWalk:
+    """The old code path of `why` / `log --item`: the whole walk, every commit diffed."""
+
+    def __init__(self, home, repo):
+        self.repo = repo
+
+    def walk(self, head):
+        return (i.sha for i in gitstore.walk(self.repo, head)) if head else iter(())
+
+    def changes(self, sha, item_id, needle=None):
+        return history.commit_changes(self.repo, sha, only_id=item_id)
+
+    def entry(self, sha):
+        return history._entry(gitstore.info(self.repo, sha))
+
+    def close(self):
+        pass
+
+
+def reference(monkeypatch, capsys, home: Path, args: list[str]) -> str:
+    """The command's output by the old code path (no index, no recent files)."""
+
+    def stale(*a, **k):
+        raise history_index.Stale("reference")
+
+    with monkeypatch.context() as m:
+        m.setenv("COGIT_HOME", str(home))
+        m.setattr(history, "ItemIndex", FullWalk)
+        m.setattr(history, "refresh_recent", lambda home: None)
+        m.setattr(history_index, "log", stale)
+        m.setattr(history_index, "why", stale)
+        capsys.readouterr()
+        assert main(args) == 0
+        return capsys.readouterr().out
+
+
+def ids_of(home: Path) -> list[str]:
+    repo = gitstore.open_repo(home / "memory")
+    try:
+        found = set()
+        for branch in gitstore.branches(repo):
+            for info in gitstore.walk(repo, gitstore.head(repo, branch)):
+                found |= {c.key for c in history.commit_changes(repo, info.sha)}
+        return sorted(found)
+    finally:
+        repo.close()
+
+
+@pytest.fixture
+def synced(tmp_path, bare_repo, git_env):
+    """Machine b after two machines wrote, forgot, reverted, capped and synced."""
+    a, b = Cogit(tmp_path / "machine-a"), Cogit(tmp_path / "machine-b")
+    a.run("init")
+    cfg = a.home / "memory" / "config.yaml"
+    cfg.write_text(cfg.read_text().replace("learnings: 50 ", "learnings: 6 "))
+    a.run("commit")
+    a.run("remote", "add", "origin", bare_repo)
+    a.run("push")
+    b.run("clone", bare_repo)
+    for n in range(4):
+        a.run("add", "learning", f"a lesson {n}")
+        b.run("add", "learning", f"b lesson {n}")
+        a.run("add", "heuristic", f"a rule of thumb {n}", "--project", "proj-one")
+    learned = [e for e in b.json("log", "--scope", "global") if e["summary"].startswith("Add learning")]
+    b.run("revert", learned[0]["sha"])
+    time.sleep(1.05)
+    a.run("sync")
+    b.run("sync")  # a merge commit on b with a's commits as its second parent
+    b.run("add", "learning", "b after sync", "--project", "proj-two")
+    b.run("forget", b.json("show")["learnings"][0]["id"])
+    focus = b.home / "memory" / "focus.yaml"
+    focus.write_text(focus.read_text() + "# a person's note\n")
+    b.git("commit", "-q", "-am", "A note by hand")
+    for n in range(3):  # same-second commits
+        b.run("add", "learning", f"quick {n}")
+    a.run("add", "avoidance", "a late one")
+    a.run("sync")
+    b.run("sync")
+    return b
+
+
+COMMANDS = [
+    ["log", "-n", "20"], ["log", "-n", "20", "--json"], ["log", "-n", "3"],
+    ["log", "--event", "learning", "-n", "20"], ["log", "--event", "merge", "-n", "20", "--json"],
+    ["log", "--source", "cli", "-n", "7"], ["log", "--since", "2020-01-01", "-n", "5"], ["log"],
+    ["why", "l-000000"], ["log", "--item", "l-000000"],
+]
+
+
+def item_commands(ids):
+    out = []
+    for i in ids:
+        out += [["why", i], ["why", i, "--json"], ["log", "--item", i], ["log", "--item", i, "--json", "-n", "2"]]
+    return out
+
+
+def run(c: Cogit, args) -> str:
+    return c.run(*args).out
+
+
+def test_the_index_answers_byte_for_byte_as_the_full_walk(synced, monkeypatch, capsys):
+    b = synced
+    ids = ids_of(b.home)
+    assert any(i.startswith("h-") for i in ids) and any(i.startswith("a-") for i in ids)
+    commands = COMMANDS + item_commands(ids)
+    expected = {tuple(a): reference(monkeypatch, capsys, b.home, a) for a in commands}
+    for args in commands:  # the first runs bring the caches up to date (the full path)
+        assert run(b, args) == expected[tuple(args)], args
+    root, cache = str(b.home), str(b.home / "runtime" / "cache")
+    history_index.why(root, cache, ids[0])  # current now: neither raises Stale
+    history_index.log(root, cache, limit=20)
+    for args in commands:  # now from the index
+        assert run(b, args) == expected[tuple(args)], args
+    # memory moves on: the next answers see it at once
+    b.run("add", "learning", "one more")
+    b.run("forget", b.json("show")["learnings"][0]["id"])
+    new_ids = sorted(set(ids_of(b.home)) - set(ids)) + [i for i in ids if i.startswith("l-")][:2]
+    for args in COMMANDS + item_commands(new_ids):
+        assert run(b, args) == reference(monkeypatch, capsys, b.home, args), args
+
+
+def test_session_end_work_brings_the_index_up_to_date(synced):
+    b = synced
+    home = Home(b.home)
+    root, cache = str(b.home), str(b.home / "runtime" / "cache")
+    with pytest.raises(history_index.Stale):
+        history_index.why(root, cache, "l-000000")
+    from cogit.store.maintain import maintain
+
+    maintain(home)
+    history_index.why(root, cache, "l-000000")
+    history_index.log(root, cache, limit=20, event="learning")
+
+
+PROBE = """
+import json, sys
+from cogit.cli import main
+code = main(sys.argv[1:])
+print(json.dumps([code, sorted(m for m in sys.modules if m.split(".")[0] in ("dulwich", "ruamel", "jsonschema"))]))
+"""
+
+
+def imports(c: Cogit, args) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, COGIT_HOME=str(c.home)), cwd=str(c.home.parent)).stdout
+    code, modules = json.loads(out.splitlines()[-1])
+    assert code == 0
+    return modules
+
+
+def test_current_index_means_no_dulwich_ruamel_or_jsonschema(initialized):
+    c = initialized
+    c.run("add", "learning", "something to ask about", "--project", "proj-x")
+    c.run("add", "learning", "and a global one")
+    item = c.json("show")["learnings"][0]["id"]
+    queries = [["why", item], ["log", "--item", item], ["log", "-n", "20"], ["log", "--event", "learning", "-n", "20"]]
+    for args in queries:
+        assert "dulwich.repo" in imports(c, args) or args[0] == "log"  # behind: the full path, which catches up
+    for args in queries:
+        assert imports(c, args) == [], args
+    c.run("add", "learning", "a new commit")  # behind again: answered through dulwich, then current
+    assert "dulwich.repo" in imports(c, ["log", "-n", "20"])
+    assert imports(c, ["log", "-n", "20"]) == []
+
+
+def test_a_damaged_index_is_never_believed(synced, monkeypatch, capsys):
+    b = synced
+    ids = ids_of(b.home)
+    commands = COMMANDS[:5] + item_commands(ids[:2] + ids[-2:])
+    expected = {tuple(a): reference(monkeypatch, capsys, b.home, a) for a in commands}
+    cache = b.home / "runtime" / "cache"
+    idx, dat, recent = cache / "history.idx", cache / "history.dat", cache / "recent" / "main.json"
+
+    def check():
+        for args in commands:
+            assert run(b, args) == expected[tuple(args)], args
+
+    check()  # builds the caches
+    good = idx.read_bytes(), dat.read_bytes(), recent.read_bytes()
+
+    def restore():
+        idx.write_bytes(good[0])
+        dat.write_bytes(good[1])
+        recent.write_bytes(good[2])
+
+    damage = [
+        lambda: dat.unlink(),
+        lambda: idx.unlink(),
+        lambda: recent.unlink(),
+        lambda: idx.write_bytes(good[0][: len(good[0]) * 2 // 3]),  # torn in the middle of a line
+        lambda: dat.write_bytes(good[1][: len(good[1]) // 2]),  # records lost
+        lambda: dat.write_bytes(good[1].replace(b'"summary":"', b'"summary":"X', 3)),  # records garbled
+        lambda: dat.write_bytes(good[1][:40] + b"\x00" * (len(good[1]) - 80) + good[1][-40:]),
+        lambda: idx.write_bytes(b"cogit-history-index 1\n" + good[0].split(b"\n", 1)[1]),  # another format
+        lambda: idx.write_bytes(good[0].replace(b"\t\n", b"\n", 5)),  # lines without their end
+        lambda: idx.write_bytes(_swap_offsets(good[0])),  # lines pointing at other commits' records
+        lambda: idx.write_bytes(good[0] + b"0" * 40 + b" 1 - 0 10 [\"x\"]\t\n" + b"\xff\xfe garbage\n"),
+        lambda: recent.write_text("[not json"),
+        lambda: recent.write_text(json.dumps({**json.loads(good[2]), "head": "0" * 40})),
+        lambda: recent.write_text(json.dumps({**json.loads(good[2]), "entries": [["x"] * 7]})),
+        lambda: recent.write_bytes(good[2] + b" " * (history_index.MAX_RECENT + 1)),  # too big to read
+        lambda: (cache / "recent").chmod(0o000),
+    ]
+    for n, spoil in enumerate(damage):
+        restore()
+        spoil()
+        try:
+            check()
+        finally:
+            (cache / "recent").chmod(0o700)
+        check()  # and again, after the full path repaired what it could
+
+
+def _swap_offsets(data: bytes) -> bytes:
+    head, *lines = data.split(b"\n")
+    a, b = lines[1].split(b" "), lines[2].split(b" ")
+    a[3:5], b[3:5] = b[3:5], a[3:5]
+    lines[1], lines[2] = b" ".join(a), b" ".join(b)
+    return b"\n".join([head, *lines])
