@@ -1,4 +1,8 @@
-"""The remote half of the dulwich adapter: fetch, push and ls-remote.
+"""The remote half of the git adapter: fetch, push and ls-remote.
+
+Two transports with one contract: the `git` binary (gitbin.py) where it is on PATH,
+and dulwich (this module) as the fallback; config sync.transport (auto|git|dulwich)
+picks, `choose` says which runs.
 
 Only this module and repo.py import dulwich, and only inside functions, so that
 importing cogit stays cheap. Every function takes the local repository path
@@ -29,9 +33,11 @@ from pathlib import Path
 from typing import Callable, Iterator
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from cogit.errors import CogitError, NotInitialized, PushRejected, RemoteError
+from cogit.errors import CogitError, NotInitialized, PushRejected, RemoteError, UsageError
 
-__all__ = ["DEFAULT_TIMEOUT", "fetch", "push", "ls_remote", "remote_kind"]
+__all__ = ["DEFAULT_TIMEOUT", "TRANSPORTS", "choose", "fetch", "push", "ls_remote", "remote_kind"]
+
+TRANSPORTS = ("auto", "git", "dulwich")
 
 DEFAULT_TIMEOUT = 10.0
 BRANCH_PREFIX = b"refs/heads/"
@@ -49,6 +55,26 @@ _STALE_MARKERS = (
 # --------------------------------------------------------------------------- public API
 
 
+def choose(setting: str | None = "auto") -> str:
+    """The transport that runs: 'git' or 'dulwich', for config sync.transport auto|git|dulwich.
+
+    auto: the git binary where it is on PATH (and new enough), else dulwich.
+    """
+    from cogit.sync import gitbin
+
+    setting = (setting or "auto").strip().lower()
+    if setting not in TRANSPORTS:
+        raise UsageError(f"unknown sync.transport {setting!r}", hint="Use auto, git or dulwich in config.yaml.")
+    if setting == "dulwich":
+        return "dulwich"
+    if gitbin.program() is not None:
+        return "git"
+    if setting == "git":
+        raise RemoteError(f"sync.transport is git, but no git {'.'.join(map(str, gitbin.MIN_VERSION))} "
+                          "or newer is on PATH", "install git, or set sync.transport: auto in config.yaml")
+    return "dulwich"
+
+
 def fetch(
     repo_path: Path,
     url: str,
@@ -56,12 +82,19 @@ def fetch(
     progress: Progress | None = None,
     *,
     ssh_command: str | None = None,
+    via: str = "auto",
 ) -> dict[str, bytes]:
     """Fetch every remote branch's objects into the local store; return the remote heads.
 
     Local refs are not touched: the caller merges and moves its branches itself (and
-    should do so soon: nothing references the fetched objects until then).
+    should do so soon: nothing references the fetched objects until then). `via`:
+    auto, git or dulwich (see `choose`).
     """
+    if choose(via) == "git":
+        from cogit.sync import gitbin
+
+        remote_kind(url)
+        return gitbin.fetch(repo_path, url, timeout, progress, ssh_command=ssh_command)
     with _open_local(repo_path) as repo, _remote_call(url, "fetch from", timeout):
         client, path = _client(url, timeout, ssh_command)
         store = repo.object_store
@@ -88,6 +121,7 @@ def push(
     *,
     force: bool = False,
     ssh_command: str | None = None,
+    via: str = "auto",
 ) -> dict[str, bytes]:
     """Set remote branches to local commits; return the branches that changed.
 
@@ -105,6 +139,12 @@ def push(
     updates = {b: _sha(s) for b, s in updates.items()}
     if not updates:
         return {}
+    if choose(via) == "git":
+        from cogit.sync import gitbin
+
+        remote_kind(url)
+        return gitbin.push(repo_path, url, updates, old, timeout, progress, force=force,
+                           ssh_command=ssh_command)
     with _open_local(repo_path) as repo, _remote_call(url, "push to", timeout):
         for branch, sha in updates.items():
             if sha not in repo.object_store:
@@ -149,9 +189,14 @@ def push(
 
 
 def ls_remote(
-    url: str, timeout: float = DEFAULT_TIMEOUT, *, ssh_command: str | None = None
+    url: str, timeout: float = DEFAULT_TIMEOUT, *, ssh_command: str | None = None, via: str = "auto"
 ) -> dict[str, bytes]:
     """All refs the remote advertises (full names such as ``refs/heads/main``, ``HEAD``)."""
+    if choose(via) == "git":
+        from cogit.sync import gitbin
+
+        remote_kind(url)
+        return gitbin.ls_remote(url, timeout, ssh_command=ssh_command)
     with _remote_call(url, "list", timeout):
         client, path = _client(url, timeout, ssh_command)
         result = client.get_refs(_b(path))
