@@ -314,8 +314,8 @@ def background(home: Home, action: str, remote: str | None = None, timeout: floa
             return None
         report = run(home, remote, timeout)
         moved = [f"{r.branch} {r.action}" for r in report.pulled + report.pushed if r.action != "up to date"]
-        _log(home, f"auto-{action} with {report.remote} (transport: {report.transport}): "
-                   f"{', '.join(moved) or 'up to date'}")
+        _log(home, f"auto-{action} with {report.remote}: {', '.join(moved) or 'up to date'} "
+                   f"(transport: {report.transport})")
         return report
     except CogitError as e:
         _log(home, f"auto-{action} failed: {e.message}")
