@@ -313,8 +313,11 @@ def test_remote_add_list_remove(machines, bare_repo, tmp_path):
 # --------------------------------------------------------------------------- credentials
 
 
-def test_http_credentials_come_from_the_git_credential_helper(machines, tmp_path, git_env):
-    """A server that wants a password gets the one the user's git credential helper holds."""
+@pytest.mark.parametrize("via", ["git", "dulwich"])
+def test_http_credentials_come_from_the_git_credential_helper(via, machines, tmp_path, git_env, monkeypatch):
+    """A server that wants a password gets the one the user's git credential helper holds
+    (the git transport runs without the user's git config, but with its credential.* part)."""
+    monkeypatch.setenv("COGIT_SYNC_TRANSPORT", via)
     import base64
     import threading
 
