@@ -22,7 +22,8 @@ Everything from outside is hostile, so every git process runs with
 Credentials, as with dulwich: ssh runs the same ssh command (explicit, else
 $GIT_SSH_COMMAND / $GIT_SSH, else ``ssh``) with BatchMode and timeouts, so ssh-agent and
 ~/.ssh keep working; http(s) asks the user's git credential helpers (the
-``credential.*`` settings of the user's own git config are passed on, nothing else of it).
+``credential.*`` settings of the user's own git config are passed on, and its http proxy
+and CA settings, nothing else of it).
 
 Fetched branches land under a private ref namespace (``refs/cogit/incoming/<id>/``) for
 the length of the fetch only, then are deleted: the remote-tracking refs are set by
@@ -213,10 +214,13 @@ def _ssh(explicit: str | None, secs: str) -> str:
 
 
 _credentials: list = []  # cache: [list of "key=value"]
+# Of the user's git config, what an https remote needs and runs no code the user did not
+# pick: credential helpers and names, and the proxy and CA settings (a company network's).
+_PASSED_ON = r"^credential\.|^http\.(.*\.)?(sslcainfo|sslcapath|sslbackend|proxy)$"
 
 
 def _credential_config(timeout: float) -> list[str]:
-    """The credential.* settings of the user's own git config (helpers they chose on purpose).
+    """The credential.* (and http proxy/CA) settings of the user's own git config.
 
     The dulwich transport asks `git credential fill` with the user's config; git run
     without that config would find no helper, so these (and only these) are passed on.
@@ -224,7 +228,7 @@ def _credential_config(timeout: float) -> list[str]:
     if not _credentials:
         found: list[str] = []
         try:
-            proc = subprocess.run([program() or "git", "config", "--null", "--get-regexp", r"^credential\."],
+            proc = subprocess.run([program() or "git", "config", "--null", "--get-regexp", _PASSED_ON],
                                   capture_output=True, timeout=timeout, env=t.clean_env(), cwd="/")
             for entry in proc.stdout.decode("utf-8", "replace").split("\0"):
                 key, _, value = entry.partition("\n")
