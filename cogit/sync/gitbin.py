@@ -44,7 +44,7 @@ import uuid
 from pathlib import Path
 
 from cogit.errors import NotInitialized, RemoteError
-from cogit.sync import transport as t
+from cogit.sync import remotes as t
 
 MIN_VERSION = (2, 29)  # fetch --no-write-fetch-head
 INCOMING = "refs/cogit/incoming/"
@@ -277,7 +277,12 @@ def _run(args: list[str], timeout: float, progress, url: str, action: str,
                 key.data.append(data)
                 if key.data is err and progress:
                     progress(data)
-        proc.wait(max(timeout, 1.0))
+        try:
+            proc.wait(max(timeout, 1.0))
+        except subprocess.TimeoutExpired:  # closed its output but hangs on
+            _kill(proc)
+            raise RemoteError(f"cannot {action} {t._redact(url)}: git did not finish within {timeout:g}s",
+                              "check the URL and that the server is up; `cogit sync` retries later") from None
     except BaseException:
         _kill(proc)
         raise
