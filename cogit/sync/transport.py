@@ -34,7 +34,8 @@ from typing import Callable, Iterator
 from urllib.parse import unquote, urlsplit
 
 from cogit.errors import CogitError, NotInitialized, RemoteError, UsageError
-from cogit.sync.remotes import (  # noqa: F401  (redact_url, clean_env: the public names)
+# redact_url and clean_env are re-exported: callers name them as transport's.
+from cogit.sync.remotes import (
     _STALE_MARKERS,
     _branch_name,
     _local_path,
