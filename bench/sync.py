@@ -173,7 +173,10 @@ def run(commits: int, profile: str | None = None) -> dict:
 
 
 def _transport() -> str:
-    return "dulwich"  # cogit/sync/transport.py: dulwich for every kind of remote
+    """What `cogit sync` used: config sync.transport (auto here, or $COGIT_SYNC_TRANSPORT)."""
+    from cogit.sync import transport
+
+    return transport.choose(os.environ.get("COGIT_SYNC_TRANSPORT") or "auto")
 
 
 def figures(homes: dict[int, Path], quick: bool) -> list[dict]:

@@ -313,8 +313,11 @@ def test_remote_add_list_remove(machines, bare_repo, tmp_path):
 # --------------------------------------------------------------------------- credentials
 
 
-def test_http_credentials_come_from_the_git_credential_helper(machines, tmp_path, git_env):
-    """A server that wants a password gets the one the user's git credential helper holds."""
+@pytest.mark.parametrize("via", ["git", "dulwich"])
+def test_http_credentials_come_from_the_git_credential_helper(via, machines, tmp_path, git_env, monkeypatch):
+    """A server that wants a password gets the one the user's git credential helper holds
+    (the git transport runs without the user's git config, but with its credential.* part)."""
+    monkeypatch.setenv("COGIT_SYNC_TRANSPORT", via)
     import base64
     import threading
 
@@ -375,3 +378,54 @@ def test_progress_is_shown_when_asked(machines, git_daemon):
     assert b.run("sync", "--quiet").out == ""
     report = json.loads(b.run("sync", "--json").out)
     assert report["remote"] == "origin" and all(r["action"] == "up to date" for r in report["pulled"])
+
+
+# --------------------------------------------------------------------------- transports
+
+
+def test_auto_picks_git_on_path_and_dulwich_without(machines, bare_repo, tmp_path, monkeypatch):
+    """sync.transport: auto uses the git binary when PATH has one, dulwich when it has none
+    (a real PATH without git, not a mock); git when PATH has none is an error that says what to do."""
+    monkeypatch.delenv("COGIT_SYNC_TRANSPORT", raising=False)
+    a, _ = machines
+    a.run("init")
+    a.run("remote", "add", "origin", bare_repo)
+    assert a.json("push")["transport"] == "git"
+    no_git = tmp_path / "bin-without-git"
+    no_git.mkdir()
+    os.symlink("/bin/sh", no_git / "sh")  # a PATH with programs, but no git
+    a.run("add", "learning", "pushed without git on PATH")
+    proc = a.run("sync", "--json", env={"PATH": str(no_git)})
+    out = json.loads(proc.stdout)
+    assert out["transport"] == "dulwich" and out["pushed"][0]["branch"] == "main"
+    assert "Transport: dulwich." in a.run("sync", env={"PATH": str(no_git)}).out
+    assert "Transport: git." in a.run("sync").out
+    hand_edit_config(a, "transport: auto", "transport: git")
+    proc = a.run("sync", check=False, env={"PATH": str(no_git)})
+    assert proc.returncode == 1 and "no git" in proc.err and "sync.transport" in proc.err, proc.err
+    hand_edit_config(a, "transport: git", "transport: dulwich")
+    assert a.json("sync")["transport"] == "dulwich"
+
+
+@pytest.mark.parametrize("via", ["git", "dulwich"])
+def test_real_git_reads_what_either_transport_wrote(via, git_remote, machines, git_env, tmp_path, monkeypatch):
+    """Interop: memory synced by either transport is plain git: `git clone` and `git fsck --strict` agree."""
+    monkeypatch.setenv("COGIT_SYNC_TRANSPORT", via)
+    a, b = machines
+    a.run("init")
+    a.run("add", "learning", "interop lesson")
+    a.run("remote", "add", "origin", git_remote)
+    assert a.json("sync")["transport"] == via
+    b.run("clone", git_remote)
+    b.run("add", "learning", "from b")
+    b.run("sync")
+    a.run("sync")
+    assert texts(a) == texts(b) == ["from b", "interop lesson"]
+    git("fsck", "--strict", "--no-dangling", cwd=git_remote.path, env=git_env)
+    plain = tmp_path / "plain"
+    git("clone", "--quiet", str(git_remote), str(plain), env=git_env)
+    git("fsck", "--strict", cwd=plain, env=git_env)
+    assert "from b" in (plain / "learnings.yaml").read_text()
+    assert git("rev-parse", "HEAD", cwd=plain, env=git_env).strip() == head(a) == head(b)
+    # No private fetch refs stay behind in memory.
+    assert not a.git("for-each-ref", "refs/cogit/").strip()

@@ -15,7 +15,7 @@ import pytest
 
 from cogit.errors import PushRejected, RemoteError
 from cogit.sync import transport
-from cogit.sync.transport import fetch, ls_remote, push, remote_kind
+from cogit.sync.transport import remote_kind
 from gitservers import (  # noqa: F401  (fixtures)
     silent_server,
     bare_repo,
@@ -31,6 +31,28 @@ from gitservers import (  # noqa: F401  (fixtures)
 )
 
 pytestmark = requires_git
+
+# Every test runs over both transports: the git binary and dulwich (the fallback).
+VIA = ["auto"]
+
+
+@pytest.fixture(autouse=True, params=["git", "dulwich"])
+def via(request):
+    VIA[0] = request.param
+    yield request.param
+    VIA[0] = "auto"
+
+
+def fetch(*args, **kw):
+    return transport.fetch(*args, via=VIA[0], **kw)
+
+
+def push(*args, **kw):
+    return transport.push(*args, via=VIA[0], **kw)
+
+
+def ls_remote(*args, **kw):
+    return transport.ls_remote(*args, via=VIA[0], **kw)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -188,13 +210,19 @@ def test_server_side_rejection_reports_reason(server, request, local, git_env):
     assert remote_head(remote, git_env) is None
 
 
-def test_local_push_bypasses_remote_hooks(bare_repo, local, git_env):
-    """Documented dulwich behaviour: local pushes set refs directly, hooks do not run."""
+def test_local_push_and_remote_hooks(bare_repo, local, git_env, via):
+    """dulwich's local pushes set refs directly (hooks do not run); git runs the target's
+    hooks, as a plain `git push` to that path would (the remote's own policy, refused cleanly)."""
     hook = bare_repo.path / "hooks" / "pre-receive"
     hook.write_text("#!/bin/sh\nexit 1\n")
     hook.chmod(0o755)
     c1 = commit(local, git_env, "one")
-    assert push(local, bare_repo, {"main": c1}, {}, timeout=5) == {"main": c1}
+    if via == "dulwich":
+        assert push(local, bare_repo, {"main": c1}, {}, timeout=5) == {"main": c1}
+    else:
+        with pytest.raises(PushRejected) as err:
+            push(local, bare_repo, {"main": c1}, {}, timeout=5)
+        assert not err.value.non_fast_forward and "pre-receive hook declined" in err.value.rejected["main"]
 
 
 # --------------------------------------------------------------------------- failures
@@ -347,7 +375,14 @@ def test_ssh_push_fetch(shape, fake_ssh, bare_repo, local, git_env, tmp_path):
     assert ls_remote(url, timeout=5, ssh_command=str(script))["refs/heads/main"] == c1
     text = log.read_text()
     assert "fakehost" in text
-    assert not [line for line in text.splitlines() if line.startswith("GIT_")], text
+    # Nothing of the surrounding git hook (GIT_DIR, GIT_INDEX_FILE) reaches ssh; git itself
+    # sets a few of its own (GIT_EXEC_PATH, and the sanitising GIT_CONFIG_* we give it).
+    assert "wrong" not in text, text
+    ours = ("GIT_EXEC_PATH=", "GIT_CONFIG_GLOBAL=", "GIT_CONFIG_NOSYSTEM=", "GIT_TERMINAL_PROMPT=",
+            "GIT_DIR=", "GIT_PREFIX=", "GIT_CONFIG_PARAMETERS=")
+    leaked = [line for line in text.splitlines() if line.startswith("GIT_")
+              and not (VIA[0] == "git" and line.startswith(ours))]
+    assert not leaked, text
 
 
 def test_ssh_command_from_environment(fake_ssh, bare_repo, local, git_env, monkeypatch):
@@ -370,6 +405,13 @@ def test_ssh_failure_is_a_remote_error(tmp_path, local, monkeypatch):
 
 
 def test_openssh_gets_batch_mode_and_timeouts(monkeypatch):
+    import dulwich.client  # noqa: F401  (imported before Popen is replaced)
+
+    from cogit.sync import gitbin
+
+    command = gitbin._ssh(None, "8")
+    for opt in ("-x", "BatchMode=yes", "ConnectTimeout=8", "ServerAliveInterval=8"):
+        assert opt in command
     seen = {}
 
     class FakePopen:

@@ -59,6 +59,8 @@ def _report(report, quiet: bool, as_json: bool) -> None:
         click.echo(f"Pushed to {report.remote}: " + ", ".join(f"{r.branch} [{r.new[:10]}]" for r in report.pushed))
     if not any(r.action != "up to date" for r in report.pulled) and not report.pushed:
         click.echo(f"Up to date with {report.remote}.")
+    if report.transport:  # config sync.transport: auto|git|dulwich
+        click.echo(f"Transport: {report.transport}.")
 
 
 def _run(obj, action: str, remote, timeout, quiet, progress, as_json, background) -> None:
@@ -127,7 +129,7 @@ def clone(obj, url, name, timeout, quiet, progress, as_json) -> None:
     if as_json:
         emit_json(report.to_json())
     elif not quiet:
-        click.echo(f"Memory in {obj.home.memory}, synced with {name}. "
+        click.echo(f"Memory in {obj.home.memory}, synced with {name} (transport: {report.transport}). "
                    "`cogit sync` exchanges changes; config sync.auto: true does it around agent sessions.")
 
 

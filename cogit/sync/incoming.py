@@ -33,9 +33,12 @@ PARALLEL_FROM = 40  # below this many blobs, starting workers costs more than it
 CHUNK = 16
 
 
-def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | None = None) -> int:
+def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | None = None,
+             walked: dict[str, int] | None = None) -> int:
     """Check every new state file reachable from `tips` (branch -> commit) and not from
-    `known`. Raises InvalidState naming the first bad one; returns how many were checked."""
+    `known`. Raises InvalidState naming the first bad one; returns how many were checked.
+    `walked` gets, per branch, how many commits new to this machine it brought (the one
+    walk of the pulled history: integrate reports these instead of walking again)."""
     todo: dict[str, tuple[str, str, str]] = {}  # blob -> (branch, commit, file name)
     seen: set[str] = set()
     for sha in known:
@@ -44,7 +47,10 @@ def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | 
     for branch, tip in tips.items():
         if tip in known:
             continue
-        for commit in git.new_commits(repo, tip, known):
+        commits = git.new_commits(repo, tip, known)
+        if walked is not None:
+            walked[branch] = len(commits)
+        for commit in commits:
             problems = git.tree_problems(repo, commit, STATE_FILES, yamlio.MAX_BYTES, good_trees)
             if problems:
                 raise InvalidState(

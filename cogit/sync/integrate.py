@@ -78,29 +78,37 @@ def integrate(home: Home, remote: str, heads: dict[str, str], note: Note | None 
         try:
             absorb_hand_edits(home, repo)
             known = [s for s in [*(git.head(repo, b) for b in git.branches(repo)), *git.tracking(repo, remote).values()] if s]
-            incoming.validate(repo, {b: heads[b] for b in order}, known, progress)
+            walked: dict[str, int] = {}
+            incoming.validate(repo, {b: heads[b] for b in order}, known, progress, walked)
             for branch in set(git.tracking(repo, remote)) - set(heads):
                 git.set_tracking(repo, remote, branch, None)  # deleted on the remote
             results = []
             for branch in order:
                 git.set_tracking(repo, remote, branch, heads[branch])
-                results.append(_bring(home, repo, remote, branch, heads[branch], note))
+                results.append(_bring(home, repo, remote, branch, heads[branch], note, walked.get(branch)))
             return results
         finally:
             repo.close()
 
 
-def _bring(home: Home, repo, remote: str, branch: str, theirs: str, note: Note | None) -> BranchResult:
+def _bring(home: Home, repo, remote: str, branch: str, theirs: str, note: Note | None,
+           count: int | None = None) -> BranchResult:
+    """`count`: the commits new to this machine validation walked (None: walk here)."""
     ours = git.head(repo, branch)
-    if ours == theirs or (ours and git.is_ancestor(repo, theirs, ours)):
+    if ours == theirs:
         return BranchResult(branch, "up to date", ours, ours)
-    count = len(git.new_commits(repo, theirs, [ours] if ours else []))
-    if ours is None or git.is_ancestor(repo, ours, theirs):
+    # One walk to the merge bases answers all three: up to date, fast-forward, or merge.
+    bases = git.merge_bases(repo, ours, theirs) if ours else []
+    if theirs in bases:
+        return BranchResult(branch, "up to date", ours, ours)
+    if count is None:
+        count = len(git.new_commits(repo, theirs, [ours] if ours else []))
+    if ours is None or ours in bases:
         _move(home, repo, branch, ours, theirs)
         return BranchResult(branch, "created" if ours is None else "fast-forward", ours, theirs, count)
     if note:
         note(f"{branch}: merging {count} commit(s) from {remote}")
-    result, merged = merge_branch(home, repo, remote, branch, ours, theirs, count)
+    result, merged = merge_branch(home, repo, remote, branch, ours, theirs, count, bases)
     return BranchResult(branch, "merged", ours, result.sha, count, merged.conflicts, result.pruned)
 
 
@@ -122,9 +130,10 @@ def _move(home: Home, repo, branch: str, ours: str | None, theirs: str) -> None:
     digest.refresh(home, repo, branch)
 
 
-def merge_branch(home: Home, repo, remote: str, branch: str, ours: str, theirs: str, count: int):
+def merge_branch(home: Home, repo, remote: str, branch: str, ours: str, theirs: str, count: int,
+                 bases: list[str] | None = None):
     """Three-way merge of `theirs` into the local branch, committed with both parents."""
-    base = _base_state(repo, git.merge_bases(repo, ours, theirs), 0)
+    base = _base_state(repo, git.merge_bases(repo, ours, theirs) if bases is None else bases, 0)
     merged = merge_states(base, _plain(repo, ours), _plain(repo, theirs))
     name = project_name(repo, branch) if is_project(branch) else "global"
     prov = Provenance(event="merge", source="sync", project=name)

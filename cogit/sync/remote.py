@@ -42,9 +42,10 @@ class SyncReport:
     url: str
     pulled: list[BranchResult] = field(default_factory=list)
     pushed: list[BranchResult] = field(default_factory=list)
+    transport: str = ""  # "git" or "dulwich": what moved the objects
 
     def to_json(self) -> dict:
-        return {"remote": self.remote, "url": transport.redact_url(self.url),
+        return {"remote": self.remote, "url": transport.redact_url(self.url), "transport": self.transport,
                 "pulled": [r.to_json() for r in self.pulled], "pushed": [r.to_json() for r in self.pushed]}
 
 
@@ -123,25 +124,38 @@ def pick_remote(home: Home, name: str | None) -> tuple[str, str]:
     return name, found[name]
 
 
+def transport_setting(home: Home | None) -> str:
+    """$COGIT_SYNC_TRANSPORT, else config sync.transport (auto|git|dulwich; auto when unset)."""
+    from cogit.store.write import main_config
+
+    if os.environ.get("COGIT_SYNC_TRANSPORT") or home is None:
+        return os.environ.get("COGIT_SYNC_TRANSPORT") or "auto"
+    repo = open_existing(home)
+    try:
+        return str((main_config(repo).get("sync") or {}).get("transport") or "auto")
+    finally:
+        repo.close()
+
+
 # --------------------------------------------------------------------------- pull, push, sync
 
 
 def pull(home: Home, remote: str | None = None, timeout: float = DEFAULT_TIMEOUT,
          progress: Progress | None = None, note: Note | None = None) -> SyncReport:
     name, url = pick_remote(home, remote)
-    report = SyncReport(name, url)
-    report.pulled = _fetch_and_integrate(home, name, url, timeout, progress, note)
+    report = SyncReport(name, url, transport=transport.choose(transport_setting(home)))
+    report.pulled = _fetch_and_integrate(home, name, url, timeout, progress, note, report.transport)
     return report
 
 
-def _fetch_and_integrate(home, name, url, timeout, progress, note) -> list[BranchResult]:
+def _fetch_and_integrate(home, name, url, timeout, progress, note, via) -> list[BranchResult]:
     if note:
-        note(f"Fetching from {name} ({transport.redact_url(url)})")
+        note(f"Fetching from {name} ({transport.redact_url(url)}, transport: {via})")
     # Pulls take turns (the memory lock is not held over the network, so hooks never wait
     # on it); so a refused pull can take back exactly the objects it fetched.
     with busy_lock(home.runtime / "fetch.lock", max(timeout, 30.0), "another pull or sync is running"):
         before = git.object_files(home.memory)
-        heads = transport.fetch(home.memory, url, timeout, progress)
+        heads = transport.fetch(home.memory, url, timeout, progress, via=via)
         heads = {b: s.decode() for b, s in heads.items() if syncable(b)}
         try:
             return integrate(home, name, heads, note, progress)
@@ -154,7 +168,7 @@ def push(home: Home, remote: str | None = None, timeout: float = DEFAULT_TIMEOUT
          progress: Progress | None = None, note: Note | None = None) -> SyncReport:
     """Push every branch; if the remote moved on, fetch + merge and try again."""
     name, url = pick_remote(home, remote)
-    report = SyncReport(name, url)
+    report = SyncReport(name, url, transport=transport.choose(transport_setting(home)))
     said: list[bytes] = []  # what the server prints (a hook's reason arrives here, not in the status)
 
     def tee(data: bytes) -> None:
@@ -177,7 +191,8 @@ def push(home: Home, remote: str | None = None, timeout: float = DEFAULT_TIMEOUT
             note(f"Pushing {len(updates)} branch(es) to {name}: {', '.join(sorted(updates))}")
         try:
             said.clear()
-            transport.push(home.memory, url, {b: s.encode() for b, s in updates.items()}, old, timeout, tee)
+            transport.push(home.memory, url, {b: s.encode() for b, s in updates.items()}, old, timeout, tee,
+                           via=report.transport)
         except PushRejected as e:
             if not e.non_fast_forward:  # a server policy said no: give its reason
                 text = _server_said(said)
@@ -190,7 +205,7 @@ def push(home: Home, remote: str | None = None, timeout: float = DEFAULT_TIMEOUT
                                    non_fast_forward=True, rejected=e.rejected) from None
             if note:
                 note(f"{name} has changes we do not have; fetching and merging first")
-            report.pulled += _fetch_and_integrate(home, name, url, timeout, progress, note)
+            report.pulled += _fetch_and_integrate(home, name, url, timeout, progress, note, report.transport)
             continue
         with memory_lock(home):  # every writer of refs holds it (see write.recover)
             repo = open_existing(home)
@@ -210,7 +225,10 @@ _PROGRESS_LINE = re.compile(r"^(counting|compressing|writing|total|resolving|del
 def _server_said(chunks: list[bytes]) -> str:
     """The server's own words from its progress channel, without transfer progress lines."""
     text = b"".join(chunks).decode("utf-8", "replace")
-    lines = [ln.strip() for ln in re.split(r"[\r\n]+", text) if ln.strip() and not _PROGRESS_LINE.match(ln.strip())]
+    # The git binary prefixes the server's words with "remote: " and adds its own summary.
+    lines = [ln.strip().removeprefix("remote:").strip() for ln in re.split(r"[\r\n]+", text)
+             if not ln.startswith(("To ", "error: failed to push", " ! ", "! ", "hint:"))]
+    lines = [ln for ln in lines if ln and not _PROGRESS_LINE.match(ln)]
     return " | ".join(dict.fromkeys(lines))[:300]
 
 
@@ -221,6 +239,7 @@ def sync(home: Home, remote: str | None = None, timeout: float = DEFAULT_TIMEOUT
     pushed = push(home, report.remote, timeout, progress, note)
     report.pulled += pushed.pulled
     report.pushed = pushed.pushed
+    report.transport = pushed.transport or report.transport
     return report
 
 
@@ -249,12 +268,14 @@ def clone(home: Home, url: str, cwd: str, name: str = "origin", timeout: float =
     finally:
         repo.close()
     try:
-        heads = transport.fetch(home.memory, url, timeout, progress)
+        # No memory here yet, so no config: $COGIT_SYNC_TRANSPORT or auto picks the transport.
+        via = transport.choose(transport_setting(None))
+        heads = transport.fetch(home.memory, url, timeout, progress, via=via)
         heads = {b: s.decode() for b, s in heads.items() if syncable(b)}
         if heads and git.MAIN not in heads:
             raise CogitError(f"{transport.redact_url(url)} holds no cogit memory (no branch main)",
                              hint="Give the URL of a memory repository (`cogit push` fills an empty one).")
-        report = SyncReport(name, url)
+        report = SyncReport(name, url, transport=via)
         if heads:
             report.pulled = integrate(home, name, heads, note, progress)
             return report
@@ -274,7 +295,7 @@ def clone(home: Home, url: str, cwd: str, name: str = "origin", timeout: float =
         repo.close()
     if note:
         note(f"{name} is empty: created fresh memory; `cogit push` fills the remote")
-    return SyncReport(name, url)
+    return SyncReport(name, url, transport=via)
 
 
 # --------------------------------------------------------------------------- auto-sync
@@ -293,7 +314,8 @@ def background(home: Home, action: str, remote: str | None = None, timeout: floa
             return None
         report = run(home, remote, timeout)
         moved = [f"{r.branch} {r.action}" for r in report.pulled + report.pushed if r.action != "up to date"]
-        _log(home, f"auto-{action} with {report.remote}: {', '.join(moved) or 'up to date'}")
+        _log(home, f"auto-{action} with {report.remote}: {', '.join(moved) or 'up to date'} "
+                   f"(transport: {report.transport})")
         return report
     except CogitError as e:
         _log(home, f"auto-{action} failed: {e.message}")

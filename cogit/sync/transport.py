@@ -1,4 +1,8 @@
-"""The remote half of the dulwich adapter: fetch, push and ls-remote.
+"""The remote half of the git adapter: fetch, push and ls-remote.
+
+Two transports with one contract: the `git` binary (gitbin.py) where it is on PATH,
+and dulwich (this module) as the fallback; config sync.transport (auto|git|dulwich)
+picks, `choose` says which runs.
 
 Only this module and repo.py import dulwich, and only inside functions, so that
 importing cogit stays cheap. Every function takes the local repository path
@@ -27,11 +31,28 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
-from cogit.errors import CogitError, NotInitialized, PushRejected, RemoteError
+from cogit.errors import CogitError, NotInitialized, RemoteError, UsageError
+# redact_url and clean_env are re-exported: callers name them as transport's.
+from cogit.sync.remotes import (
+    _STALE_MARKERS,
+    _branch_name,
+    _local_path,
+    _redact,
+    _ref,
+    _rejected,
+    _sha,
+    _short,
+    _ssh_command,
+    clean_env,
+    redact_url,
+    remote_kind,
+)
 
-__all__ = ["DEFAULT_TIMEOUT", "fetch", "push", "ls_remote", "remote_kind"]
+__all__ = ["DEFAULT_TIMEOUT", "TRANSPORTS", "choose", "fetch", "push", "ls_remote", "remote_kind"]
+
+TRANSPORTS = ("auto", "git", "dulwich")
 
 DEFAULT_TIMEOUT = 10.0
 BRANCH_PREFIX = b"refs/heads/"
@@ -39,14 +60,28 @@ ZERO_SHA = b"0" * 40
 
 Progress = Callable[[bytes], None]
 
-# Reasons a git server gives when the ref moved under us (the fix is fetch + merge).
-_STALE_MARKERS = (
-    "non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to lock",
-    "but expected", "unable to set", "unable to lock",
-)
-
 
 # --------------------------------------------------------------------------- public API
+
+
+def choose(setting: str | None = "auto") -> str:
+    """The transport that runs: 'git' or 'dulwich', for config sync.transport auto|git|dulwich.
+
+    auto: the git binary where it is on PATH (and new enough), else dulwich.
+    """
+    from cogit.sync import gitbin
+
+    setting = (setting or "auto").strip().lower()
+    if setting not in TRANSPORTS:
+        raise UsageError(f"unknown sync.transport {setting!r}", hint="Use auto, git or dulwich in config.yaml.")
+    if setting == "dulwich":
+        return "dulwich"
+    if gitbin.program() is not None:
+        return "git"
+    if setting == "git":
+        raise RemoteError(f"sync.transport is git, but no git {'.'.join(map(str, gitbin.MIN_VERSION))} "
+                          "or newer is on PATH", "install git, or set sync.transport: auto in config.yaml")
+    return "dulwich"
 
 
 def fetch(
@@ -56,12 +91,19 @@ def fetch(
     progress: Progress | None = None,
     *,
     ssh_command: str | None = None,
+    via: str = "auto",
 ) -> dict[str, bytes]:
     """Fetch every remote branch's objects into the local store; return the remote heads.
 
     Local refs are not touched: the caller merges and moves its branches itself (and
-    should do so soon: nothing references the fetched objects until then).
+    should do so soon: nothing references the fetched objects until then). `via`:
+    auto, git or dulwich (see `choose`).
     """
+    if choose(via) == "git":
+        from cogit.sync import gitbin
+
+        remote_kind(url)
+        return gitbin.fetch(repo_path, url, timeout, progress, ssh_command=ssh_command)
     with _open_local(repo_path) as repo, _remote_call(url, "fetch from", timeout):
         client, path = _client(url, timeout, ssh_command)
         store = repo.object_store
@@ -88,6 +130,7 @@ def push(
     *,
     force: bool = False,
     ssh_command: str | None = None,
+    via: str = "auto",
 ) -> dict[str, bytes]:
     """Set remote branches to local commits; return the branches that changed.
 
@@ -105,6 +148,12 @@ def push(
     updates = {b: _sha(s) for b, s in updates.items()}
     if not updates:
         return {}
+    if choose(via) == "git":
+        from cogit.sync import gitbin
+
+        remote_kind(url)
+        return gitbin.push(repo_path, url, updates, old, timeout, progress, force=force,
+                           ssh_command=ssh_command)
     with _open_local(repo_path) as repo, _remote_call(url, "push to", timeout):
         for branch, sha in updates.items():
             if sha not in repo.object_store:
@@ -149,9 +198,14 @@ def push(
 
 
 def ls_remote(
-    url: str, timeout: float = DEFAULT_TIMEOUT, *, ssh_command: str | None = None
+    url: str, timeout: float = DEFAULT_TIMEOUT, *, ssh_command: str | None = None, via: str = "auto"
 ) -> dict[str, bytes]:
     """All refs the remote advertises (full names such as ``refs/heads/main``, ``HEAD``)."""
+    if choose(via) == "git":
+        from cogit.sync import gitbin
+
+        remote_kind(url)
+        return gitbin.ls_remote(url, timeout, ssh_command=ssh_command)
     with _remote_call(url, "list", timeout):
         client, path = _client(url, timeout, ssh_command)
         result = client.get_refs(_b(path))
@@ -160,21 +214,6 @@ def ls_remote(
         for ref, sha in result.refs.items()
         if sha is not None and not ref.endswith(b"^{}")
     }
-
-
-def remote_kind(url: str) -> str:
-    """'path', 'file', 'git', 'http', 'ssh' (RemoteError for anything else)."""
-    scheme = urlsplit(url).scheme.lower() if "://" in url else ""
-    if scheme:
-        kinds = {"file": "file", "git": "git", "http": "http", "https": "http",
-                 "ssh": "ssh", "git+ssh": "ssh", "ssh+git": "ssh"}
-        if scheme not in kinds:
-            raise RemoteError(f"unsupported remote URL scheme {scheme!r} in {_redact(url)}",
-                              "use a path, file://, git://, http(s)://, ssh:// or user@host:path")
-        return kinds[scheme]
-    # git's rule: a colon before the first slash means scp-style ssh (host:path).
-    head = url.split("/", 1)[0]
-    return "ssh" if ":" in head else "path"
 
 
 # --------------------------------------------------------------------------- clients
@@ -196,20 +235,6 @@ def _client(url: str, timeout: float, ssh_command: str | None):
         client.ssh_vendor = _ssh_vendor(timeout)
         return client, path
     return get_transport_and_path(url)
-
-
-def _local_path(url: str, kind: str) -> Path:
-    if kind == "file":
-        parts = urlsplit(url)
-        if parts.netloc not in ("", "localhost"):
-            raise RemoteError(f"file:// URL with a host is not supported: {_redact(url)}")
-        path = Path(unquote(parts.path))
-    else:
-        path = Path(url).expanduser()
-    if not path.is_absolute():
-        # Never resolve against the current directory: cogit runs from anywhere.
-        raise RemoteError(f"a local remote must be an absolute path, not {url!r}")
-    return path
 
 
 def _http_pool(url: str, timeout: float):
@@ -266,22 +291,6 @@ def _git_credentials(timeout: float):
         return {"username": found["username"], "password": found.get("password", "")}
 
     return callback
-
-
-def _ssh_command(explicit: str | None) -> str:
-    """The ssh program to run: explicit, else $GIT_SSH_COMMAND / $GIT_SSH as git does."""
-    if explicit:
-        return explicit
-    if os.environ.get("GIT_SSH_COMMAND"):
-        return os.environ["GIT_SSH_COMMAND"]
-    if os.environ.get("GIT_SSH"):
-        return shlex.quote(os.environ["GIT_SSH"])
-    return "ssh"
-
-
-def clean_env() -> dict[str, str]:
-    """A copy of os.environ without GIT_* (GIT_DIR from a surrounding hook, for one)."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 
 def _ssh_vendor(timeout: float):
@@ -400,14 +409,6 @@ def _open_local(repo_path: Path):
         repo.close()
 
 
-def _rejected(url: str, reasons: dict[str, str], non_fast_forward: bool) -> PushRejected:
-    detail = "; ".join(f"{b}: {r}" for b, r in sorted(reasons.items()))
-    hint = ("the remote has changes you do not have: sync again (fetch, merge, push)"
-            if non_fast_forward else "the server refused the update; see its reason above")
-    return PushRejected(f"push to {_redact(url)} rejected: {detail}", hint,
-                        non_fast_forward=non_fast_forward, rejected=reasons)
-
-
 def _descends(repo, new: bytes, old: bytes) -> bool:
     """Is `old` an ancestor of `new` (so moving the remote from old to new loses nothing)?"""
     from dulwich.graph import find_merge_base
@@ -425,28 +426,8 @@ def _branches(refs: dict) -> dict[str, bytes]:
     }
 
 
-def _ref(branch: str) -> bytes:
-    b = branch.encode("utf-8")
-    return b if b.startswith(BRANCH_PREFIX) else BRANCH_PREFIX + b
-
-
-def _branch_name(ref: bytes) -> str:
-    return ref[len(BRANCH_PREFIX):].decode("utf-8", "replace") if ref.startswith(
-        BRANCH_PREFIX) else ref.decode("utf-8", "replace")
-
-
 def _b(path: str | bytes) -> bytes:
     return os.fsencode(path) if isinstance(path, str) else path
-
-
-def _sha(sha: bytes | str) -> bytes:
-    return sha.encode("ascii") if isinstance(sha, str) else sha
-
-
-def _short(sha: bytes | str | None) -> str:
-    if sha is None:
-        return "nothing (no such branch)"
-    return _sha(sha).decode("ascii", "replace")[:12]
 
 
 def _reason(e: BaseException, timeout: float) -> str:
@@ -464,20 +445,3 @@ def _one_line(e: BaseException) -> str:
     return " | ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
-def redact_url(url: str) -> str:
-    """The URL without any password in it, for messages and listings."""
-    return _redact(url)
-
-
-def _redact(url: str) -> str:
-    """The URL without any password in it, for messages."""
-    if "://" not in url:
-        return url
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    user = f"{parts.username}@" if parts.username else ""
-    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
