@@ -540,8 +540,15 @@ def new_commits(repo: Repo, tip: str, exclude: list[str]) -> list[str]:
     """Commits reachable from `tip` but from none of `exclude`, newest first."""
     from dulwich.walk import Walker
 
-    walker = Walker(commits(repo), include=[tip.encode()], exclude=[e.encode() for e in exclude if e])
-    return [entry.commit.id.decode() for entry in walker]
+    try:
+        walker = Walker(commits(repo), include=[tip.encode()], exclude=[e.encode() for e in exclude if e])
+        return [entry.commit.id.decode() for entry in walker]
+    except (TypeError, ValueError, AttributeError, KeyError) as e:
+        # A pulled commit dulwich parses into something without dates or parents it can
+        # read (git's fsck would have refused it): refused like any other bad pulled object.
+        raise InvalidState(f"a commit reachable from {tip[:10]} cannot be read ({type(e).__name__}: {e})",
+                           hint="Local memory is unchanged. The remote holds a malformed commit (a crafted or "
+                                "damaged repository?); `git fsck` in it names the object.") from None
 
 
 def object_files(root: Path) -> set[str]:

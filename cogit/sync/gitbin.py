@@ -132,7 +132,7 @@ def push(repo_path: Path, url: str, updates: dict[str, bytes], old: dict[str, by
     if stale:  # refuse before sending anything
         raise t._rejected(url, stale, non_fast_forward=True)
     args = [*_base(gitdir, url, timeout, ssh_command), "push", "--porcelain", "--progress",
-            "--no-verify", "--no-recurse-submodules", *leases, _git_url(url), *specs]
+            "--no-verify", "--no-recurse-submodules", *_receive_pack(url), *leases, _git_url(url), *specs]
     proc = _run(args, timeout, progress, url, "push to")
     sent, failed = {}, {}
     for line in proc.stdout.decode("utf-8", "replace").splitlines():
@@ -316,6 +316,18 @@ def _gitdir(repo_path: Path) -> Path:
     if not (gitdir / "HEAD").is_file():
         raise NotInitialized(f"{repo_path} is not a git repository", "run `cogit init` first")
     return gitdir
+
+
+def _receive_pack(url: str) -> list[str]:
+    """For a local remote, the receiving side runs on this machine as this user: it runs
+    with hooks off, so a repository someone else prepared cannot run code through a push
+    (what dulwich's local push does too). A network remote's hooks are its server's."""
+    if t.remote_kind(url) not in ("path", "file"):
+        return []
+    import shlex
+
+    return ["--receive-pack=" + " ".join([shlex.quote(program() or "git"), "-c",
+                                           shlex.quote("core.hooksPath=" + os.devnull), "receive-pack"])]
 
 
 def _git_url(url: str) -> str:

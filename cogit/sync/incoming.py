@@ -47,7 +47,10 @@ def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | 
     for branch, tip in tips.items():
         if tip in known:
             continue
-        commits = git.new_commits(repo, tip, known)
+        try:
+            commits = git.new_commits(repo, tip, known)
+        except InvalidState as e:
+            raise InvalidState(f"refused the pull: {branch}: {e.message}", hint=e.hint) from None
         if walked is not None:
             walked[branch] = len(commits)
         for commit in commits:
