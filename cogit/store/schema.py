@@ -13,8 +13,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-# jsonschema (with referencing, attrs, rpds: about 40 ms) is imported when something is
-# validated, not when a command that only reads memory imports this module.
+# jsonschema (with referencing, attrs, rpds: about 40 ms) is imported only for a schema
+# cogit/store/schemacheck.py refuses (none of schemas/ today), never by reading memory.
 
 from cogit.errors import InvalidState
 from cogit.store import yamlio
@@ -70,10 +70,24 @@ _ID_TEXT = re.compile(r"[a-z]{1,3}-[0-9a-f]{4,16}")
 
 
 @lru_cache(maxsize=None)
-def validator(section: str) -> "Draft202012Validator":
-    from jsonschema import Draft202012Validator
+def validator(section: str):
+    """The section's validator, prepared once per process (see `prepare`)."""
+    return prepare(schema(section))
 
-    return Draft202012Validator(schema(section), format_checker=formats())
+
+def prepare(sch: dict):
+    """`sch` compiled by cogit/store/schemacheck.py, which implements the part of JSON Schema
+    cogit's schemas use and refuses the rest; a schema it refuses is validated by jsonschema
+    (imported only then). Either answers `iter_errors` with errors that have `path`,
+    `message`, `validator`, `validator_value` and `instance`."""
+    from cogit.store import schemacheck
+
+    try:
+        return schemacheck.compile_schema(sch, {"date-time": _is_date_time})
+    except schemacheck.Unsupported:
+        from jsonschema import Draft202012Validator
+
+        return Draft202012Validator(sch, format_checker=formats())
 
 
 def _message(error) -> str:
@@ -154,10 +168,8 @@ def check_changed(section: str, doc: Any, before: Any, filename: str) -> None:
 
 
 @lru_cache(maxsize=None)
-def _item_validator(section: str) -> "Draft202012Validator":
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(schema(section)["properties"]["items"]["items"], format_checker=formats())
+def _item_validator(section: str):
+    return prepare(schema(section)["properties"]["items"]["items"])
 
 
 def check(section: str, doc: Any, filename: str) -> None:
