@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
 from pathlib import Path
 
 import click
@@ -211,6 +209,9 @@ def edit(obj, section: str, project: str | None) -> None:
 
     An invalid edit is refused with file, line and field, and kept in a temp file.
     """
+    import subprocess
+    import tempfile
+
     from cogit.store.scopes import section_text
 
     sec = section_name(section)

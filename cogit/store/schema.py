@@ -7,10 +7,10 @@ importlib.resources, so an installed cogit validates exactly what its tests did.
 from __future__ import annotations
 
 import json
+import os
 import re
 from datetime import datetime
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 # jsonschema (with referencing, attrs, rpds: about 40 ms) is imported only for a schema
@@ -34,8 +34,20 @@ SECTIONS = (
 
 @lru_cache(maxsize=None)
 def schema(section: str) -> dict:
-    text = resources.files("cogit.schemas").joinpath(f"{section}.schema.json").read_text("utf-8")
+    # The file beside this package when installed as files (a plain open, where
+    # importlib.resources would import its readers and zipfile on a cold write);
+    # importlib.resources when cogit runs from a zip.
+    try:
+        with open(os.path.join(_SCHEMAS, f"{section}.schema.json"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        from importlib import resources
+
+        text = resources.files("cogit.schemas").joinpath(f"{section}.schema.json").read_text("utf-8")
     return json.loads(text)
+
+
+_SCHEMAS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas")
 
 
 # jsonschema checks `format: date-time` only when an optional package is installed;

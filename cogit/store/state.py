@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from importlib import resources
 from typing import Any
 
 from cogit.errors import ItemNotFound, UsageError
@@ -72,6 +71,8 @@ def now_iso(t: float | None = None) -> str:
 
 
 def template_text(section: str) -> str:
+    from importlib import resources  # only here: a cold write need not import it
+
     return resources.files("cogit.templates").joinpath("state", filename(section)).read_text("utf-8")
 
 
