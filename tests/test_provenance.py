@@ -100,3 +100,22 @@ def test_the_walk_finds_commits_that_disagree_with_their_diff(initialized):
     problems = check_memory(c.home / "memory")[1]
     assert len(problems) == 2 and f"Cogit-Pruned names {keep}, but the commit kept it" in problems[0]
     shutil.rmtree(c.home / "memory")  # forged on purpose: not for the suite's own walk (conftest.py)
+
+
+def test_the_local_author_is_the_login_name_at_this_host_as_getpass_and_socket_say(monkeypatch):
+    """local_user() reads them by hand (a cold write imports neither getpass nor socket)."""
+    import getpass
+    import socket
+
+    from cogit.store.provenance import local_user
+
+    monkeypatch.delenv("COGIT_AUTHOR", raising=False)
+    for env in ({"LOGNAME": "ada"}, {"USER": "grace"}, {"USERNAME": "lin"}, {}):
+        for key in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+            monkeypatch.delenv(key, raising=False)
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        user = getpass.getuser()
+        assert local_user() == f"{user} <{user}@{socket.gethostname() or 'localhost'}>"
+    monkeypatch.setenv("COGIT_AUTHOR", "Ada <ada@example.com>")
+    assert local_user() == "Ada <ada@example.com>"

@@ -6,10 +6,8 @@ so plain git answers "who changed this and why" without cogit installed.
 
 from __future__ import annotations
 
-import getpass
 import os
 import re
-import socket
 from dataclasses import dataclass, field
 
 TRAILER_ORDER = (
@@ -76,11 +74,23 @@ def local_user() -> str:
     env = os.environ.get("COGIT_AUTHOR")
     if env and "<" in env and env.strip().endswith(">"):
         return env.strip()
-    try:
-        user = getpass.getuser()
-    except Exception:  # no login name in some containers
-        user = "user"
-    host = socket.gethostname() or "localhost"
+    # getpass.getuser() and socket.gethostname() by hand: those two modules (socket is
+    # about 3 ms) are not worth importing on every write command's cold path.
+    user = next((os.environ[k] for k in ("LOGNAME", "USER", "LNAME", "USERNAME") if os.environ.get(k)), None)
+    if user is None:
+        try:
+            import pwd
+
+            user = pwd.getpwuid(os.getuid())[0]
+        except Exception:  # no login name in some containers (or no pwd module)
+            user = "user"
+    if hasattr(os, "uname"):
+        host = os.uname().nodename
+    else:
+        import socket
+
+        host = socket.gethostname()
+    host = host or "localhost"
     return f"{user} <{user}@{host}>"
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 import time
 from dataclasses import dataclass
 from io import BytesIO
@@ -387,7 +386,15 @@ def read_regular(root: Path, name: str) -> bytes | None:
 
 
 def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # tempfile.mkstemp's way (a new private file, O_EXCL) without importing tempfile and
+    # shutil on every write command's cold path.
+    while True:
+        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+            break
+        except FileExistsError:
+            continue
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -7,13 +7,14 @@ importlib.resources, so an installed cogit validates exactly what its tests did.
 from __future__ import annotations
 
 import json
+import os
 import re
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-# jsonschema (with referencing, attrs, rpds: about 40 ms) is imported when something is
-# validated, not when a command that only reads memory imports this module.
+# jsonschema (with referencing, attrs, rpds: about 40 ms) is imported only for a schema
+# cogit/store/schemacheck.py refuses (none of schemas/ today), never by reading memory.
 
 from cogit.errors import InvalidState
 from cogit.store import yamlio
@@ -33,10 +34,20 @@ SECTIONS = (
 
 @lru_cache(maxsize=None)
 def schema(section: str) -> dict:
-    from importlib import resources  # here: it imports pathlib, tempfile, shutil; the cold reads never load a schema
+    # The file beside this package when installed as files (a plain open, where
+    # importlib.resources would import its readers and zipfile on a cold write);
+    # importlib.resources when cogit runs from a zip.
+    try:
+        with open(os.path.join(_SCHEMAS, f"{section}.schema.json"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        from importlib import resources
 
-    text = resources.files("cogit.schemas").joinpath(f"{section}.schema.json").read_text("utf-8")
+        text = resources.files("cogit.schemas").joinpath(f"{section}.schema.json").read_text("utf-8")
     return json.loads(text)
+
+
+_SCHEMAS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas")
 
 
 # jsonschema checks `format: date-time` only when an optional package is installed;
@@ -71,10 +82,24 @@ _ID_TEXT = re.compile(r"[a-z]{1,3}-[0-9a-f]{4,16}")
 
 
 @lru_cache(maxsize=None)
-def validator(section: str) -> "Draft202012Validator":
-    from jsonschema import Draft202012Validator
+def validator(section: str):
+    """The section's validator, prepared once per process (see `prepare`)."""
+    return prepare(schema(section))
 
-    return Draft202012Validator(schema(section), format_checker=formats())
+
+def prepare(sch: dict):
+    """`sch` compiled by cogit/store/schemacheck.py, which implements the part of JSON Schema
+    cogit's schemas use and refuses the rest; a schema it refuses is validated by jsonschema
+    (imported only then). Either answers `iter_errors` with errors that have `path`,
+    `message`, `validator`, `validator_value` and `instance`."""
+    from cogit.store import schemacheck
+
+    try:
+        return schemacheck.compile_schema(sch, {"date-time": _is_date_time})
+    except schemacheck.Unsupported:
+        from jsonschema import Draft202012Validator
+
+        return Draft202012Validator(sch, format_checker=formats())
 
 
 def _message(error) -> str:
@@ -155,10 +180,8 @@ def check_changed(section: str, doc: Any, before: Any, filename: str) -> None:
 
 
 @lru_cache(maxsize=None)
-def _item_validator(section: str) -> "Draft202012Validator":
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(schema(section)["properties"]["items"]["items"], format_checker=formats())
+def _item_validator(section: str):
+    return prepare(schema(section)["properties"]["items"]["items"])
 
 
 def check(section: str, doc: Any, filename: str) -> None:
