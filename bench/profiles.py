@@ -50,6 +50,9 @@ def markdown(homes: dict[int, Path], quick: bool) -> str:
         "python -c pass": ([sys.executable, "-c", "pass"], env),
         "python -c 'import click'": ([sys.executable, "-c", "import click"], env),
         "python -c 'import click, dulwich.repo'": ([sys.executable, "-c", "import click, dulwich.repo"], env),
+        # what `add` cannot do without: the CLI, the repository and the index of its working tree
+        "python -c 'import click, dulwich.repo, dulwich.index'": (
+            [sys.executable, "-c", "import click, dulwich.repo, dulwich.index"], env),
         "cogit --version": ([*cogit, "--version"], env),
         f"git log --grep=ID ({mid:,} commits)": ([*t.git_argv(home), "log", f"--grep={item}"], env),
         f"cogit why ID ({mid:,} commits)": ([*cogit, "why", item], env),
@@ -60,11 +63,17 @@ def markdown(homes: dict[int, Path], quick: bool) -> str:
            f"Floors, {runs} runs round robin (median ms, and × `python -c pass`):", "",
            "| process | ms | × pass |", "|---|---:|---:|"]
     out += [f"| {name} | {t.med(v):.1f} | {t.med(v) / base:.2f} |" for name, v in times.items()]
+    writable = t.clean_env(t.copy(homes[small], work / "add"))
     for label, argv, stdin in (
         (f"`cogit status` ({small:,}-commit home)", [*cogit, "status"], b""),
         (f"`cogit why ID` ({mid:,}-commit home)", [*cogit, "why", item], b""),
+        (f"`cogit add learning` ({small:,}-commit home, a new learning)", [*cogit, "add", "learning"], b""),
     ):
         envx = t.clean_env(t.view(homes[small], work / "small")) if "status" in label else env
+        if "add" in argv:
+            envx = writable
+            t.run([*argv, "warm-up learning for the profile"], envx)
+            argv = [*argv, "the learning whose imports are profiled"]
         t.run(argv, envx)  # warm: the parse cache and the commit counts, as in the timed runs
         rows = _imports(_python_of(argv), envx, stdin)
         out += ["", f"Top-level imports of {label} (`-X importtime`, one run; self / cumulative ms):", ""]
