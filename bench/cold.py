@@ -59,8 +59,8 @@ def figures(homes: dict[int, Path], quick: bool) -> list[dict]:
     rows.append(t.row("cold `add learning` vs `python -c pass`", t.med(add_times["add"]), t.med(add_times["python -c pass"]), 8,
                       method=t.method(add_times, ["python -c pass", "add"], warmup,
                                       "a new learning per run (one commit each)" + (f"; peak memory {kib / 1024:.1f} MB" if kib else "")),
-                      note="the floor: `import click, dulwich.repo, dulwich.index` alone is about 7.5x "
-                           "`python -c pass` (see the floors below), leaving about 5 ms of the 8x for the whole "
+                      note="the floor: `import click, dulwich.repo, dulwich.index` alone is 6.9-7.5x "
+                           "`python -c pass` (see the floors below), leaving 5-12 ms of the 8x for the whole "
                            "write path (lock, absorb hand edits, apply, caps, dedupe, redact, validate, YAML, "
                            "commit, working tree and index, digest, snapshot); it imports neither jsonschema nor "
                            "ruamel.yaml. Under 8x would take a write path without dulwich's repository layer"))
