@@ -20,6 +20,7 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 # `[A-Za-z_]` and `[A-Z]` under IGNORECASE
 _CI_LETTERS = _ASCII_LETTERS | frozenset("\u0130\u0131\u212a\u017f")
+_CLASS_START = _CI_LETTERS | {"_"}  # `[A-Za-z_]` under IGNORECASE
 _EXTS = frozenset(
     "py pyi js jsx ts tsx mjs cjs go rs rb java kt c h cc cpp hpp cs php swift json yaml yml toml ini cfg md "
     "txt sh css scss html vue svelte lock log so o".split()
@@ -134,7 +135,7 @@ def names_error(line: str) -> bool:
             p = k
             while p > 0 and _w(line[p - 1]):
                 p -= 1
-            if p < k and line[p] in _CI_LETTERS | {"_"}:
+            if p < k and line[p] in _CLASS_START:
                 return True
     # "error:", "fatal[E0308]:", "panic!" and "error TS2304"
     for word in ("error", "fatal", "panic"):
