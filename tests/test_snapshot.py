@@ -171,3 +171,18 @@ def test_the_section_names_are_the_schema_sections():
     from cogit.store.schema import SECTIONS
 
     assert sections.SECTIONS == SECTIONS
+
+
+def test_an_oversized_snapshot_is_not_read(initialized):
+    """A snapshot far larger than any state could make is not parsed: the full path answers."""
+    from cogit.store import snapshot
+
+    c = initialized
+    c.run("add", "learning", "the truth")
+    path = snapshots(c) / "main.json"
+    snap = json.loads(path.read_text())
+    snap["state"]["learnings"]["items"][0]["text"] = "a lie"
+    snap["padding"] = "x" * (snapshot.MAX_BYTES + 1)
+    path.write_text(json.dumps(snap))
+    out, imported = run_traced(c, ("show",), c.home.parent)
+    assert "the truth" in out and "a lie" not in out and "dulwich" in imported

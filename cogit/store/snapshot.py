@@ -40,10 +40,18 @@ def path(home: Home, branch: str) -> str:
     return os.path.join(home.top, "runtime", "cache", "snapshot", safe_name(branch.replace("/", "--")) + ".json")
 
 
+# Nine state files of at most 256 KiB each, as JSON: far below this. A larger file is not
+# one this code wrote (or is damaged): the full path answers and writes it again.
+MAX_BYTES = 16 * 1024 * 1024
+
+
 def _read(home: Home, branch: str) -> dict | None:
     try:
         with open(path(home, branch), encoding="utf-8") as f:
-            snap = jsonio.loads(f.read())
+            text = f.read(MAX_BYTES + 1)
+        if len(text) > MAX_BYTES:
+            return None
+        snap = jsonio.loads(text)
     except (OSError, ValueError, UnicodeDecodeError):
         return None
     if (not isinstance(snap, dict) or snap.get("version") != VERSION or snap.get("branch") != branch
