@@ -63,7 +63,7 @@ def path_for(agent: str, project: str | None) -> Path:
     if agent == "openclaw":
         return mod.settings_path(project)  # openclaw.json: mcp.servers beside the plugin entry
     raise InstallError(f"cogit cannot register its MCP server with {mod.NAME} yet",
-                       hint="Add `cogit mcp` to that agent's MCP settings by hand (see README \"The MCP server\").")
+                       hint="Add `cogit mcp` to that agent's MCP settings by hand (see docs/mcp.md, \"Installing\").")
 
 
 def register_for(agent: str, project: str | None, home: str | None, dry_run: bool = False) -> dict:
