@@ -206,6 +206,7 @@ def test_install_registers_the_server_beside_the_users_own_and_uninstall_removes
     config.write_text(json.dumps(mine))
     out = c.run("install", "claude", "--mcp")
     assert "Registered cogit's MCP server in" in out.out
+    assert "headless runs (`claude -p`): allow the memory tools with `--allowedTools mcp__cogit`" in out.out
     data = json.loads(config.read_text())
     assert data["numStartups"] == 7 and data["mcpServers"]["github"] == mine["mcpServers"]["github"]
     entry = data["mcpServers"]["cogit"]

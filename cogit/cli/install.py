@@ -59,6 +59,10 @@ def _install_mcp(agent: str, project: str | None, home: str | None, dry_run: boo
             click.echo(f"  backup of the previous file: {result['backup']}")
     else:
         click.echo(f"cogit's MCP server is already registered in {result['path']}; nothing changed.")
+    if agent == "claude" and not dry_run:
+        # `claude -p` has no one to ask: a tool that is not allowed is refused, silently for the user.
+        click.echo("  headless runs (`claude -p`): allow the memory tools with `--allowedTools mcp__cogit` "
+                   "(or add \"mcp__cogit\" to permissions.allow in the settings)")
     if find_spec("mcp") is None:
         click.echo("Note: the MCP server needs the SDK: pip install 'cogit[mcp]'", err=True)
 
