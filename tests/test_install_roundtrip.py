@@ -148,3 +148,14 @@ def test_a_patched_text_reads_as_the_data_asked_for_and_patching_back_gives_the_
     # an entry added and taken out again leaves the text as it was
     added = jsonc.patch(text, {**a, "\x00cogit": {"hooks": [1, {"x": "ä"}]}})
     assert jsonc.patch(added, a) == text
+
+
+def test_doctor_reads_gemini_settings_with_comments(initialized, tmp_path):
+    c = initialized
+    path = tmp_path / "userhome" / ".gemini" / "settings.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(GEMINI_SETTINGS, "utf-8")
+    c.run("install", "gemini")
+    proc = c.run("doctor", "--json", check=False)
+    gemini = [f for f in json.loads(proc.out) if "Gemini" in json.dumps(f)]
+    assert gemini and all(f["status"] == "ok" for f in gemini) and "are current" in gemini[0]["detail"], gemini

@@ -44,6 +44,11 @@ def found() -> bool:
     return config_dir(None).is_dir() or shutil.which("gemini") is not None
 
 
+def load(path: Path) -> dict:
+    """settings.json as Gemini CLI reads it (comments allowed): for `cogit doctor` too."""
+    return hookfile.load(path, comments=True)
+
+
 def groups(home: str | None) -> list[tuple[str, dict]]:
     return [(event, {"hooks": [{"name": f"cogit-{event}", "type": "command",
                                 "command": hookfile.command("gemini", event, home), "timeout": timeout}]})
