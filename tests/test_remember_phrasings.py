@@ -108,3 +108,16 @@ def test_remember_this_then_a_task_stores_the_lesson_only(initialized):
     assert out == NOTE.format("use pnpm, not npm.")
     wait_for(lambda: c.json("show", "learnings")["learnings"], timeout=30)
     assert [i["text"] for i in c.json("show", "learnings")["learnings"]] == ["use pnpm, not npm."]
+
+
+def test_floods_of_punctuation_after_a_trigger_word_stay_linear():
+    """`X. Remember that.` once backtracked over every dot of a run: 50 s for 12,000."""
+    import time
+
+    from cogit.learn.prompts import explicit_request
+
+    for text in ["remember " + "." * 12000, "." * 12000 + " remember that", "keep in mind " + "-" * 12000,
+                 "remember " + "a-" * 6000, "note " + "!." * 6000, "remember " + "—" * 12000]:
+        start = time.perf_counter()
+        assert explicit_request(text) is None
+        assert time.perf_counter() - start < 1.0, text[:30]

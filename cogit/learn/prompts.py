@@ -26,7 +26,7 @@ _POLITE = r"(?P<please>(?:please|pls|plz|kindly)\s*,?\s+)?"
 _DONT = r"(?:don['’]?t|do\s+not|never)\s+forget"
 _MEM = r"(?:remember|memori[sz]e)"
 _EXPLICIT = LazyRe(
-    r"(?:^|(?<=[.!?\n]))\s*" + _LEAD + _POLITE +
+    r"(?:^|(?<=[.!?\n]))\s*(?=[a-z])" + _LEAD + _POLITE +  # (?=[a-z]): a run of dots is not tried 20 ways
     r"(?:"
     r"(?:" + _MEM + r"|" + _DONT + r")(?:\s+(?:this|that))?\s*[:\-–—]\s*"   # remember this: X
     r"|" + _MEM + r"\s*,\s+"                                               # Remember, X
@@ -55,9 +55,11 @@ _SENTENCE = LazyRe(r"(?<=[.!?;])\s+|\s*\n\s*")
 # "remember to X" is learned only when X says it lasts.
 _LASTING = LazyRe(r"\b(?:always|never|every\s+time|each\s+time|whenever|from\s+now\s+on|in\s+(?:the\s+)?future|"
                   r"going\s+forward|before\s+(?:every|each|any)|after\s+(?:every|each|any)|by\s+default)\b", IGNORECASE)
-# "X. Remember that." / "X, keep that in mind!": the sentence before is the lesson.
+# "X. Remember that." / "X, keep that in mind!": the sentence before is the lesson. The
+# lesson ends in a character that cannot start the separator, so a run of dots or dashes
+# is tried once, not once per character (that was quadratic: 50 s for 12,000 dots).
 _AFTER = LazyRe(
-    r"(?:^|(?<=[.!?\n]))\s*(?P<text>[^.!?\n]*?\S)\s*[,;:.!\-–—]+\s*(?:so\s+|and\s+)?(?:please\s+)?"
+    r"(?:^|(?<=[.!?\n]))\s*(?P<text>[^.!?\n]*?[^\s.!?,;:\-–—])\s*[,;:.!\-–—]+\s*(?:so\s+|and\s+)?(?:please\s+)?"
     r"(?:(?:" + _MEM + r"|" + _DONT + r")\s+(?:this|that)|keep\s+(?:this|that)\s+in\s+mind)"
     r"(?:\s*,?\s*please)?\s*[.!]*\s*(?:$|\n)",
     IGNORECASE,
@@ -126,13 +128,13 @@ def matched_request(text: str) -> str | None:
         if m.group("to") is not None and not _LASTING.search(lesson):
             return None  # "remember to run the tests": a reminder for this task
         lesson = _clean(lesson)
-    if lesson is None or len(lesson) < 3:  # nothing after it: "X. Keep that in mind!"
+    if lesson is None or sum(c.isalnum() for c in lesson[:50]) < 3:  # nothing after it: "X. Keep that in mind!"
         m = _AFTER.search(text)
         if not m or len(m.group("text").split()) < 3:
             return None
         lesson = _clean(m.group("text"))
-    if len(lesson) < 3:
-        return None
+    if sum(c.isalnum() for c in lesson[:50]) < 3:
+        return None  # "remember: ..." or "Remember , , ,": nothing to learn
     return lesson if len(lesson) <= MAX_TEXT else lesson[: MAX_TEXT - 1] + "…"
 
 
