@@ -2,8 +2,9 @@
 
 The project is the normalized URL of the origin remote of the repository that
 holds `cwd` (so two clones on two machines share one scope), else the repository's
-top-level folder, else the folder itself; `projects.overrides` in config maps a
-URL or folder to a chosen name. Branch names are `project/<slug>`, safe as git
+own folder (its real path, so a symlinked path reaches the same project, and a linked
+worktree the project of the repository it belongs to), else the folder itself (real
+path); `projects.overrides` in config maps a URL or folder to a chosen name. Branch names are `project/<slug>`, safe as git
 ref names whatever the input.
 """
 
@@ -45,22 +46,34 @@ def find_toplevel(cwd: str) -> str | None:
         path = parent
 
 
-def origin_url(toplevel: str) -> str | None:
+def git_dirs(toplevel: str) -> tuple[str, str] | None:
+    """(the repository's git dir, its common git dir) for a top-level folder: the two are
+    one `.git` folder in an ordinary repository; a linked worktree's `.git` file names a
+    git dir of its own whose `commondir` is the main repository's."""
     git = os.path.join(toplevel, ".git")
-    if os.path.isfile(git):  # a worktree or submodule: "gitdir: <path>"
-        try:
-            with open(git, encoding="utf-8") as f:
-                line = f.read().strip()
-            if line.startswith("gitdir:"):
-                git = os.path.normpath(os.path.join(toplevel, line[7:].strip()))
-                common = os.path.join(git, "commondir")
-                if os.path.exists(common):
-                    with open(common, encoding="utf-8") as f:
-                        git = os.path.normpath(os.path.join(git, f.read().strip()))
-        except OSError:
+    if not os.path.isfile(git):
+        return git, git
+    try:  # a worktree or submodule: "gitdir: <path>"
+        with open(git, encoding="utf-8") as f:
+            line = f.read(4096).strip()
+        if not line.startswith("gitdir:"):
             return None
+        git = os.path.normpath(os.path.join(toplevel, line[7:].strip()))
+        common = os.path.join(git, "commondir")
+        if os.path.exists(common):
+            with open(common, encoding="utf-8") as f:
+                return git, os.path.normpath(os.path.join(git, f.read(4096).strip()))
+    except (OSError, ValueError):
+        return None
+    return git, git
+
+
+def origin_url(toplevel: str) -> str | None:
+    dirs = git_dirs(toplevel)
+    if dirs is None:
+        return None
     try:
-        with open(os.path.join(git, "config"), encoding="utf-8", errors="replace") as f:
+        with open(os.path.join(dirs[1], "config"), encoding="utf-8", errors="replace") as f:
             text = f.read()
     except OSError:
         return None
@@ -74,6 +87,18 @@ def origin_url(toplevel: str) -> str | None:
             _, _, value = line.partition("=")
             return value.strip() or None
     return None
+
+
+def repository_folder(toplevel: str) -> str:
+    """What names a repository without a remote: its main folder. A linked worktree
+    (`git worktree add`) belongs to the repository its common git dir is in, so all of a
+    repository's worktrees are one project; a submodule (a git dir of its own, no common
+    dir) and an ordinary repository are their top-level folder. Real paths throughout."""
+    dirs = git_dirs(toplevel)
+    if dirs is not None and dirs[0] != dirs[1]:
+        common = os.path.realpath(dirs[1])
+        return os.path.dirname(common) if os.path.basename(common) == ".git" else common
+    return toplevel
 
 
 def _is_origin(section: str) -> bool:
@@ -113,15 +138,18 @@ def slugify(name: str) -> str:
     parts = [_dash_unsafe(p).strip(".-") for p in text.split("/")]
     slug = "-".join(p for p in parts if p and p not in (".", ".."))
     slug = _squeeze(_squeeze(slug, "."), "-").strip("-.")  # git refuses ".."
-    slug = slug.replace(".lock", "-lock")[:60].rstrip(".-")
+    slug = slug.replace(".lock", "-lock")
     # Anything beyond "unsafe ASCII -> dash" loses information (unicode, control
-    # characters, "..", truncation): a short hash of the name keeps such slugs apart.
+    # characters, "..", truncation): a short hash of the name keeps such slugs apart. Two
+    # folders deep in one tree (/home/me/src/company/team/service-a, .../service-b) share
+    # their first 60 characters; cut without the hash they were one project. The hashed
+    # slug stays within 60 characters, so a slug still names itself (sync checks that).
     lossy = any(not (" " <= c <= "~") for c in text)
-    if not slug or lossy or slug != _dash_unsafe(text).strip("-.")[:60]:
+    if not slug or lossy or len(slug) > 60 or slug != _dash_unsafe(text).strip("-."):
         import hashlib
 
         digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:6]
-        slug = f"{slug or 'project'}-{digest}"
+        slug = f"{slug[:53].rstrip('.-') or 'project'}-{digest}"
     return slug
 
 
@@ -135,12 +163,17 @@ def project_of(cwd: str | None, overrides: dict | None = None) -> dict | None:
     if not cwd or not os.path.isabs(cwd):
         return None
     overrides = overrides or {}
-    found = find_toplevel(cwd)
-    top = found or os.path.abspath(cwd)
+    given = os.path.abspath(cwd)
+    # The real path: a repository reached through a symlink (~/work -> /data/work) is the
+    # same project as when reached directly.
+    real = os.path.realpath(given)
+    found = find_toplevel(real)
+    top = found or real
     url = origin_url(top) if found else None
-    name = normalize_url(url) if url else top
+    name = normalize_url(url) if url else (repository_folder(top) if found else top)
     source = "origin" if url else ("repository" if found else "folder")
-    for key in (url, name, top):
+    # An override may name the folder as it was given before paths were resolved.
+    for key in (url, name, top, find_toplevel(given) if real != given else None):
         if key and key in overrides:
             name, source = overrides[key], "override"
             break

@@ -85,11 +85,14 @@ def test_codex_session_start_injects_the_digest_as_additional_context(remembered
     assert state(c)["agent"] == "codex" and state(c)["receipts"][0]["source"] == "startup"
 
 
-def test_codex_prompt_always_answers_with_an_empty_context_never_a_bare_continue(remembered):
+def test_codex_prompt_with_nothing_new_gets_nothing_never_an_empty_context(remembered):
+    """An empty additionalContext reached the model as an empty developer message on every
+    prompt; nothing at all is what Codex takes as "no context" (and a bare continue it refuses)."""
     c = remembered
     hook(c, "codex", "SessionStart", codex("SessionStart", source="startup"))
     proc = hook(c, "codex", "UserPromptSubmit", codex("UserPromptSubmit", prompt="list the files"))
-    assert proc.out == '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":""}}'
+    assert (proc.returncode, proc.out, proc.err) == (0, "", "")
+    assert state(c)["agg"]["prompts"] == 1  # the prompt was seen, only nothing was said
     # PreToolUse and a quiet PostToolUse print nothing at all.
     assert hook(c, "codex", "PreToolUse", codex("PreToolUse", tool_name="Bash", tool_input={"command": "ls"},
                                                  tool_use_id="call_1")).out == ""
@@ -241,3 +244,24 @@ def test_gemini_shell_command_that_ran_and_failed_counts_as_failed(initialized):
         hook(c, "gemini", "AfterTool", gemini("AfterTool", tool_name="run_shell_command", tool_input={"command": "ls /x"},
                                              tool_response={"llmContent": content, "returnDisplay": content}))
     assert state(c)["agg"]["tools"]["Bash"] == {**state(c)["agg"]["tools"]["Bash"], "calls": 2, "failures": 1}
+
+
+def test_gemini_tool_calls_are_timed_from_before_tool_to_after_tool(initialized):
+    """Gemini CLI sends no duration and no call id: the core times the call from BeforeTool
+    (its tool and input name the call) to AfterTool."""
+    c = initialized
+    call = {"tool_name": "run_shell_command", "tool_input": {"command": "sleep 0.3; ls", "description": "list"}}
+    hook(c, "gemini", "SessionStart", gemini("SessionStart", source="startup"))
+    hook(c, "gemini", "BeforeTool", gemini("BeforeTool", **call))
+    import time
+
+    time.sleep(0.3)
+    proc = hook(c, "gemini", "AfterTool", gemini("AfterTool", **call, tool_response={"llmContent": "a\nb", "returnDisplay": "a\nb"}))
+    assert (proc.returncode, proc.err) == (0, "")
+    (record,) = [json.loads(line) for line in (c.home / "runtime" / "sessions" / SID / "calls.jsonl").read_text().splitlines()]
+    assert record["tool"] == "Bash" and record["ms"] >= 300
+    assert state(c)["agg"]["tools"]["Bash"]["timed_calls"] == 1
+    # Another call, with no BeforeTool seen: counted, not timed.
+    hook(c, "gemini", "AfterTool", gemini("AfterTool", tool_name="read_file", tool_input={"absolute_path": "/tmp/x"},
+                                          tool_response={"llmContent": "x", "returnDisplay": "x"}))
+    assert state(c)["agg"]["tools"]["Read"] == {**state(c)["agg"]["tools"]["Read"], "calls": 1, "timed_calls": 0}

@@ -36,12 +36,12 @@ def test_install_merges_keeps_foreign_hooks_and_is_idempotent(initialized):
         assert ours[0].get("matcher") == matcher and ours[0]["hooks"][0]["timeout"] == timeout
         assert ours[0]["hooks"][0]["command"].endswith(f" claude {event}")
         assert f"COGIT_HOME={c.home}" in ours[0]["hooks"][0]["command"]
-    backups = list(path.parent.glob("settings.json.cogit-backup-*"))
+    backups = list(path.parent.glob("settings.json.cogit-backup*"))
     assert len(backups) == 1 and json.loads(backups[0].read_text()) == FOREIGN
     before = path.read_text()
     again = c.run("install", "claude").out
     assert "already installed" in again and "nothing changed" in again
-    assert path.read_text() == before and len(list(path.parent.glob("settings.json.cogit-backup-*"))) == 1
+    assert path.read_text() == before and len(list(path.parent.glob("settings.json.cogit-backup*"))) == 1
 
 
 def test_uninstall_removes_exactly_ours(initialized):

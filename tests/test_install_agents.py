@@ -70,12 +70,12 @@ def test_install_merges_keeps_foreign_hooks_backs_up_and_is_idempotent(initializ
     for event, handler, _ in found:
         cmd = handler["command"]
         assert " -E -P -S -c " in cmd and cmd.endswith(f" {agent} {event}") and f"COGIT_HOME={c.home}" in cmd
-    backups = list(path.parent.glob(f"{path.name}.cogit-backup-*"))
+    backups = list(path.parent.glob(f"{path.name}.cogit-backup*"))
     assert len(backups) == 1 and json.loads(backups[0].read_text()) == foreign
     before = path.read_text()
     again = c.run("install", agent).out
     assert "already installed" in again and "nothing changed" in again and "next:" not in again
-    assert path.read_text() == before and len(list(path.parent.glob(f"{path.name}.cogit-backup-*"))) == 1
+    assert path.read_text() == before and len(list(path.parent.glob(f"{path.name}.cogit-backup*"))) == 1
     # uninstall removes exactly ours
     assert f"Removed cogit's hooks from {path}" in c.run("uninstall", agent).out
     assert json.loads(path.read_text()) == foreign

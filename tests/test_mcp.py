@@ -206,11 +206,12 @@ def test_install_registers_the_server_beside_the_users_own_and_uninstall_removes
     config.write_text(json.dumps(mine))
     out = c.run("install", "claude", "--mcp")
     assert "Registered cogit's MCP server in" in out.out
+    assert "headless runs (`claude -p`): allow the memory tools with `--allowedTools mcp__cogit`" in out.out
     data = json.loads(config.read_text())
     assert data["numStartups"] == 7 and data["mcpServers"]["github"] == mine["mcpServers"]["github"]
     entry = data["mcpServers"]["cogit"]
     assert entry["args"][:2] == ["-E", "-P"] and entry["env"] == {"COGIT_HOME": str(c.home)}
-    assert list(user.glob(".claude.json.cogit-backup-*"))
+    assert list(user.glob(".claude.json.cogit-backup"))
     # The registered command really starts a server that answers.
     async def steps(client):
         return [t.name for t in (await client.list_tools()).tools]
@@ -241,7 +242,7 @@ def test_install_for_a_project_writes_its_mcp_json(initialized, tmp_path):
     initialized.run("install", "claude", "--mcp", "--project", str(proj))
     assert json.loads((proj / ".mcp.json").read_text())["mcpServers"]["cogit"]["type"] == "stdio"
     initialized.run("uninstall", "claude", "--project", str(proj))
-    assert json.loads((proj / ".mcp.json").read_text()) == {"mcpServers": {}}
+    assert not (proj / ".mcp.json").exists() and proj.is_dir()  # cogit created it: it goes, the folder stays
 
 
 def test_search_finds_current_items_and_with_history_removed_ones(initialized, tmp_path):
@@ -322,7 +323,7 @@ def test_install_registers_the_server_with_codex_gemini_cursor_and_openclaw_and_
     assert toml.read_text() == mine
     g = json.loads(gemini.read_text())
     assert g["mcpServers"] == {"docs": {"command": "docs-mcp"}} and "hooks" not in g
-    assert json.loads((user / ".cursor" / "mcp.json").read_text()) == {"mcpServers": {}}
+    assert not (user / ".cursor" / "mcp.json").exists()  # cogit created it: it goes
     assert json.loads(claw.read_text())["mcp"] == {"sessionIdleTtlMs": 5, "servers": {"fs": {"command": "fs-mcp"}}}
     toml.write_text('[mcp_servers.cogit]\ncommand = "someone-elses"\n')
     bad = c.run("install", "codex", "--mcp", check=False, env=env)

@@ -14,12 +14,6 @@ from hypothesis import strategies as st
 from cogit import bounds
 from cogit.learn import prompts
 
-EXPLICIT = re.compile(
-    r"(?:^|(?<=[.!?\n]))\s*(?:please\s+|pls\s+|and\s+)?"
-    r"(?:(?:remember|memorize|memorise)(?:\s+(?:this|that))?\s*[:\-–—]\s*|remember\s+that\s+|note\s*:\s*)"
-    r"(?P<text>\S.*?)\s*(?:$|\n\n)",
-    re.IGNORECASE | re.DOTALL,
-)
 PRAISE = re.compile(
     r"\b(perfect|exactly|love it|loved it|great job|nice work|nailed it|awesome|brilliant|excellent|"
     r"well done|that's it|that is it|spot on|fantastic|beautiful)\b", re.IGNORECASE)
@@ -37,13 +31,9 @@ def ref_bounded(prompt):
 
 
 def ref_explicit(prompt):
-    m = EXPLICIT.search(ref_bounded(prompt))
-    if not m:
-        return None
-    text = " ".join(m.group("text").split()).strip(" \"'")
-    if len(text) < 3:
-        return None
-    return text if len(text) <= prompts.MAX_TEXT else text[: prompts.MAX_TEXT - 1] + "…"
+    # The patterns themselves (prompts.matched_request) on the reference bounding: what is
+    # compared is the substring shortcut and the white-space shortcut in front of them.
+    return prompts.matched_request(ref_bounded(prompt))
 
 
 def ref_praise(prompt):
@@ -66,7 +56,9 @@ def ref_meaningful(prompt, min_chars=40):
 WORDS = ["remember", "Remember this:", "REMEMBER THAT", "memorise -", "memoriſe:", "note:", "NOTE :", "please", "pls",
          "and", "perfect", "not", "n't", "never", "no", "quite", "exactly", "great", "great job", "Nailed it", "awesome",
          "that's it", "spot on", "ok", "okay", "thanks", "thank you", "lgtm", "go ahead", "K", "the", "tests",
-         "🎉", "🔥", "x", ".", "!", "?", "-", "—", ":", "İ", "ı"]
+         "🎉", "🔥", "x", ".", "!", "?", "-", "—", ":", "İ", "ı",
+         "Also, remember this:", "Please remember", "don't forget:", "Don’t forget that", "keep in mind", "KEEP THIS IN MIND",
+         "remember to", "always", "Now", "then", "remember that.", "for future reference", "note", ",", "forget", "mind", "keep in\nmind", "future\nreference:"]
 SPACES = [" ", "  ", "\n", "\n\n", "\n\n\n", " \n", "\n ", "\t", "\r\n", "\u00a0", "\u2028", "\x1c", ""]
 texts = st.lists(st.one_of(st.sampled_from(WORDS), st.sampled_from(SPACES), st.text(max_size=6)), max_size=30).map("".join)
 

@@ -91,7 +91,7 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--home", "home_dir", envvar="COGIT_HOME", type=click.Path(file_okay=False),
               help="Memory home (default: $COGIT_HOME, else ~/.cogit).")
-@click.version_option(__version__, prog_name="cogit")
+@click.version_option(__version__, "-V", "--version", prog_name="cogit")
 @click.pass_context
 def cli(ctx: click.Context, home_dir: str | None) -> None:
     """cogit: git-backed, versioned memory for AI coding agents.

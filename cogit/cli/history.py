@@ -162,10 +162,17 @@ def revert(obj, rev: str, project: str | None) -> None:
     from cogit.store.provenance import Provenance
 
     scope = scope_of(obj, project, must_exist=True)
-    if project is None and not any(s.is_global for s in scoped.scopes_with_commit(obj.home, rev)):
-        error = scoped.elsewhere_commit(obj.home, rev, scope, "revert")
-        if error is not None:
-            raise error
+    if project is None:
+        holders = scoped.scopes_with_commit(obj.home, rev)
+        if not any(s.is_global for s in holders):
+            # In a project's folder, a commit of that project is found as `show` finds its items.
+            here = scoped.folder_project(obj.home, os.getcwd())
+            if here is not None and any(s.branch == here.branch for s in holders):
+                scope = here
+            else:
+                error = scoped.elsewhere_commit(obj.home, rev, scope, "revert")
+                if error is not None:
+                    raise error
     result = history.revert(obj.home, rev, Provenance(event="revert", source="cli", project=scope.name), branch=scope.branch)
     if result is None:
         click.echo("Nothing to undo: memory already has that state; no commit made.")

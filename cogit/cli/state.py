@@ -242,6 +242,14 @@ def edit(obj, section: str, project: str | None) -> None:
     sec = section_name(section)
     scope = scope_of(obj, project)
     memory.read(obj.home)  # refuses, with the next step, when there is no memory yet
+    if project is None:
+        from cogit.store import scoped
+
+        # In a project's folder, as `show` there shows the project first: its section.
+        here = scoped.folder_project(obj.home, os.getcwd())
+        if here is not None:
+            scope = here
+            click.echo(f"Editing {sec} of project {here.name} (`--project global` edits global memory).", err=True)
     current = memory.worktree_text(obj.home, sec) if scope.is_global else section_text(obj.home, scope, sec)
     editor = memory.editor_command()  # before the temp file: no editor, nothing left behind
     fd, tmp = tempfile.mkstemp(prefix=f"cogit-{sec}-", suffix=".yaml")

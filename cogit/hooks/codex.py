@@ -4,8 +4,9 @@ Codex's payloads copy Claude Code's (snake_case, plus `turn_id`, `model`,
 `permission_mode`; `transcript_path` may be null), and so does its reply:
 `hookSpecificOutput.additionalContext` with `hookEventName` equal to the event.
 Its output schemas allow no other keys, and its validator rejects a bare
-`{"continue": true}` from SessionStart, so SessionStart and UserPromptSubmit always
-answer with `additionalContext`, empty when there is nothing to say.
+`{"continue": true}` from SessionStart, so cogit answers with `additionalContext` when
+it has something to say and with nothing at all otherwise (an empty `additionalContext`
+reached the model as an empty developer message on every prompt).
 
 Codex has no failure event: a failed tool call fires no PostToolUseFailure. Codex
 0.171 (tests/e2e/test_codex.py) sends a shell call as `tool_name: "Bash"`,
@@ -31,7 +32,6 @@ EVENTS = {
     "PreCompact": "PreCompact",
     "SessionEnd": "SessionEnd",
 }
-ALWAYS_ANSWER = {"SessionStart", "UserPromptSubmit"}
 CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit", "PostToolUse"}
 # Codex's tool names -> the names the senses know (cogit/senses/call.py)
 TOOLS = {"shell": "Bash", "local_shell": "Bash", "exec_command": "Bash", "container.exec": "Bash",
@@ -91,8 +91,8 @@ def to_event(name: str, payload: dict) -> dict:
 
 
 def render(name: str, context: str | None) -> str:
-    if name in ALWAYS_ANSWER or (context and name in CONTEXT_EVENTS):
-        return jsonio.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": context or ""}})
+    if context and name in CONTEXT_EVENTS:
+        return jsonio.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": context}})
     return ""
 
 

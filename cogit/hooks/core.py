@@ -264,7 +264,8 @@ def _senses_prompt(state, prompt, now, home_root, read=None):
 
 
 def on_pre_tool(event, session, cfg, home_root, timeout):
-    tid = event.get("tool_use_id")
+    # `call_key`: an agent that sends no call id names the call for timing (Gemini CLI).
+    tid = event.get("tool_use_id") or event.get("call_key")
     if not tid:
         return None
 
@@ -296,7 +297,7 @@ def on_post_tool(event, session, cfg, home_root, timeout):
 
     def update(state):
         _touch(state, event)
-        started = (state.get("pre") or {}).pop(event.get("tool_use_id") or "", None)
+        started = (state.get("pre") or {}).pop(event.get("tool_use_id") or event.get("call_key") or "", None)
         ms = event.get("duration_ms")
         if ms is None and started:
             ms = max(0, int((now - started) * 1000))

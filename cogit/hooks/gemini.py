@@ -60,6 +60,22 @@ def _error(tool, response) -> str | None:
     return None
 
 
+def _call_id(tool, tool_input: dict) -> str | None:
+    """Gemini CLI sends no tool call id, and no duration: a call's BeforeTool and AfterTool
+    carry the same tool name and input, so that pair names the call, and the core times it
+    from BeforeTool to AfterTool as it does for any PreToolUse without `duration_ms`.
+    (zlib is built in: no import cost on the per-call path.)"""
+    if not tool:
+        return None
+    from zlib import crc32
+
+    try:
+        key = jsonio.dumps(tool_input)
+    except (TypeError, ValueError):
+        return None
+    return f"gemini:{tool}:{crc32(key.encode('utf-8', 'surrogatepass')):08x}"
+
+
 def to_event(name: str, payload: dict) -> dict:
     if name not in EVENTS:
         raise ValueError(f"unknown Gemini CLI event {name!r}")
@@ -82,6 +98,9 @@ def to_event(name: str, payload: dict) -> dict:
         tool_input=tool_input,
         tool_response=response.get("llmContent") if isinstance(response, dict) and error is None else None,
         error=error,
+        # Not a tool_use_id (the senses take one id twice for one call delivered twice): a key
+        # for timing only, the same for every identical call.
+        call_key=_call_id(tool, tool_input) if internal in ("PreToolUse", "PostToolUse", "PostToolUseFailure") else None,
         reason=_str(payload.get("reason")),
         trigger=_str(payload.get("trigger")),
     )

@@ -112,14 +112,9 @@ def install(project: str | None = None, home: str | None = None, dry_run: bool =
 
 
 def uninstall(project: str | None = None, dry_run: bool = False) -> dict:
-    path = settings_path(project)
-    current = load(path)
-    new = without_ours(current)
-    changed = new != current
-    backup = None
-    if changed and not dry_run:
-        backup = _write(path, path.read_text("utf-8"), new)
-    return {"path": str(path), "changed": changed, "backup": str(backup) if backup else None, "settings": new}
+    from cogit.install import hookfile
+
+    return hookfile.apply(settings_path(project), without_ours, dry_run, undo=without_ours)
 
 
 NAME = "Claude Code"

@@ -58,4 +58,4 @@ def install(project: str | None = None, home: str | None = None, dry_run: bool =
 
 
 def uninstall(project: str | None = None, dry_run: bool = False) -> dict:
-    return hookfile.apply(settings_path(project), hookfile.without_ours_grouped, dry_run)
+    return hookfile.apply(settings_path(project), hookfile.without_ours_grouped, dry_run, undo=hookfile.without_ours_grouped)

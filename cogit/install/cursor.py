@@ -49,4 +49,6 @@ def install(project: str | None = None, home: str | None = None, dry_run: bool =
 
 
 def uninstall(project: str | None = None, dry_run: bool = False) -> dict:
-    return hookfile.apply(settings_path(project), hookfile.without_ours_flat, dry_run)
+    # A file cogit created holds `"version": 1` besides the hooks: with them gone it is empty.
+    return hookfile.apply(settings_path(project), hookfile.without_ours_flat, dry_run, undo=hookfile.without_ours_flat,
+                          empty=({}, {"version": 1}))

@@ -1,5 +1,6 @@
 """`cogit install gemini`: cogit's hooks in the `hooks` object of Gemini CLI's settings.json
 (~/.gemini/settings.json, or DIR/.gemini/settings.json). Timeouts are in milliseconds.
+Gemini CLI reads settings.json as JSON with comments; so does cogit, and the comments stay.
 
 Gemini CLI fingerprints project hooks and asks again when a hook's name or command
 changes; the names are stable (`cogit-<event>`).
@@ -43,6 +44,11 @@ def found() -> bool:
     return config_dir(None).is_dir() or shutil.which("gemini") is not None
 
 
+def load(path: Path) -> dict:
+    """settings.json as Gemini CLI reads it (comments allowed): for `cogit doctor` too."""
+    return hookfile.load(path, comments=True)
+
+
 def groups(home: str | None) -> list[tuple[str, dict]]:
     return [(event, {"hooks": [{"name": f"cogit-{event}", "type": "command",
                                 "command": hookfile.command("gemini", event, home), "timeout": timeout}]})
@@ -50,8 +56,17 @@ def groups(home: str | None) -> list[tuple[str, dict]]:
 
 
 def install(project: str | None = None, home: str | None = None, dry_run: bool = False) -> dict:
-    return hookfile.apply(settings_path(project), lambda d: hookfile.with_ours_grouped(d, groups(home)), dry_run)
+    return hookfile.apply(settings_path(project), lambda d: hookfile.with_ours_grouped(d, groups(home)), dry_run, comments=True)
 
 
 def uninstall(project: str | None = None, dry_run: bool = False) -> dict:
-    return hookfile.apply(settings_path(project), hookfile.without_ours_grouped, dry_run)
+    return hookfile.apply(settings_path(project), hookfile.without_ours_grouped, dry_run, comments=True,
+                          undo=lambda d: _without_mcp(hookfile.without_ours_grouped(d)))
+
+
+def _without_mcp(data: dict) -> dict:
+    """The file without cogit's MCP server too (it shares settings.json with the hooks), so a
+    backup taken before `install --mcp` still matches after the hooks alone are out."""
+    from cogit.install import mcp
+
+    return mcp.without_server(data, ("mcpServers",))

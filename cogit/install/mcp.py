@@ -72,7 +72,7 @@ def register_for(agent: str, project: str | None, home: str | None, dry_run: boo
         return register_toml(path, home, dry_run)
     if agent == "openclaw":  # its schema: mcp.servers.NAME {command, args, env, transport}
         return register(path, home, dry_run, typed=False, keys=("mcp", "servers"), extra={"transport": "stdio"})
-    return register(path, home, dry_run, typed=agent == "claude")
+    return register(path, home, dry_run, typed=agent == "claude", comments=agent == "gemini")
 
 
 def unregister_for(agent: str, project: str | None, dry_run: bool = False) -> dict:
@@ -82,13 +82,21 @@ def unregister_for(agent: str, project: str | None, dry_run: bool = False) -> di
         return {"path": "", "changed": False, "backup": None, "entry": None}
     if agent == "codex":
         return unregister_toml(path, dry_run)
-    return unregister(path, dry_run, keys=("mcp", "servers") if agent == "openclaw" else ("mcpServers",))
+    if agent == "openclaw":
+        from cogit.install import openclaw
+
+        return unregister(path, dry_run, keys=("mcp", "servers"), also=openclaw.without_ours)
+    if agent == "gemini":
+        from cogit.install import hookfile
+
+        return unregister(path, dry_run, comments=True, also=hookfile.without_ours_grouped)
+    return unregister(path, dry_run)
 
 
-def _load(path: Path, keys: tuple = ("mcpServers",)) -> tuple[dict, str | None]:
+def _load(path: Path, keys: tuple = ("mcpServers",), comments: bool = False) -> tuple[dict, str | None]:
     from cogit.install import hookfile
 
-    data, text = hookfile.read_json(path)
+    data, text = hookfile.read_json(path, comments)
     node = data
     for key in keys:
         if not isinstance(node, dict) or not isinstance(node.get(key, {}), dict):
@@ -113,9 +121,9 @@ def _write(path: Path, old_text: str | None, data: dict) -> str | None:
 
 
 def register(path: Path, home: str | None, dry_run: bool = False, typed: bool = True, keys: tuple = ("mcpServers",),
-             extra: dict | None = None) -> dict:
+             extra: dict | None = None, comments: bool = False) -> dict:
     """Add (or update) the `cogit` server in `path` (under `keys`). Returns {"path", "changed", "backup", "entry"}."""
-    data, text = _load(path, keys)
+    data, text = _load(path, keys, comments)
     servers = _servers(data, keys)
     if NAME in servers and not is_ours(servers[NAME]):
         raise InstallError(f"{path} already has an MCP server named {NAME!r} that is not cogit's; nothing was written",
@@ -131,15 +139,40 @@ def register(path: Path, home: str | None, dry_run: bool = False, typed: bool = 
     return {"path": str(path), "changed": changed, "backup": backup, "entry": entry}
 
 
-def unregister(path: Path, dry_run: bool = False, keys: tuple = ("mcpServers",)) -> dict:
-    data, text = _load(path, keys)
+def without_server(data: dict, keys: tuple) -> dict:
+    """`data` without cogit's server, and without the containers only it was in."""
+    data = json.loads(json.dumps(data))
+    nodes = [data]
+    for key in keys:
+        node = nodes[-1].get(key) if isinstance(nodes[-1], dict) else None
+        if not isinstance(node, dict):
+            return data
+        nodes.append(node)
+    if not is_ours(nodes[-1].get(NAME)):
+        return data
+    del nodes[-1][NAME]
+    for parent, key, node in reversed(list(zip(nodes, keys, nodes[1:]))):
+        if node:
+            break
+        del parent[key]  # emptied by us: `{"mcpServers": {}}` was not there before cogit
+    return data
+
+
+def unregister(path: Path, dry_run: bool = False, keys: tuple = ("mcpServers",), comments: bool = False,
+               also=None) -> dict:
+    """Remove cogit's server; give the file back as it was before cogit first changed it when
+    nothing else changed since (`also`: how cogit's other entries in the same file, an
+    agent's hooks, are taken out, to tell whether the backup holds any)."""
+    from cogit.install import hookfile
+
+    data, text = _load(path, keys, comments)
     changed = is_ours(_servers(data, keys).get(NAME))
-    backup = None
+    backup = restored = None
     if changed and not dry_run:
-        new = json.loads(json.dumps(data))
-        del _servers(new, keys)[NAME]
-        backup = _write(path, text, new)
-    return {"path": str(path), "changed": changed, "backup": backup, "entry": None}
+        new = without_server(data, keys)
+        done = hookfile.remove(path, text, new, lambda d: without_server(also(d) if also else d, keys))
+        backup, restored = done["backup"], done["restored"]
+    return {"path": str(path), "changed": changed, "backup": backup, "restored": restored, "entry": None}
 
 
 # ---------------------------------------------------------------- Codex: config.toml
@@ -222,11 +255,38 @@ def unregister_toml(path: Path, dry_run: bool = False) -> dict:
     before, block, after = _split(text)
     changed = block is not None and is_ours(_ours_in_toml(data))
     backup = None
+    restored = None
     if changed and not dry_run:
         new_text = before.rstrip("\n") + ("\n" if before.strip() else "") + (("\n" + after) if after else "")
         _parse_toml(path, new_text)
-        backup = _write_text(path, text, new_text)
-    return {"path": str(path), "changed": changed, "backup": backup, "entry": None}
+        restored = _restore_toml(path, new_text)
+        if restored is None:
+            backup = _write_text(path, text, new_text)
+    return {"path": str(path), "changed": changed, "backup": backup, "restored": restored, "entry": None}
+
+
+def _restore_toml(path: Path, new_text: str) -> str | None:
+    """As hookfile.restore, for config.toml: the backup's bytes when the file, without our
+    table, parses to the backup (and the comments are the same); no file when cogit created it."""
+    from cogit.install import hookfile
+
+    backup = hookfile.backup_path(path)
+    if backup.exists():
+        old = backup.read_text("utf-8")
+        try:
+            same = _parse_toml(path, old) == _parse_toml(path, new_text) and _ours_in_toml(_parse_toml(path, old)) is None
+        except InstallError:
+            same = False
+        comments = lambda t: [line.strip() for line in t.splitlines() if line.strip().startswith("#")]  # noqa: E731
+        if same and comments(old) == comments(new_text):
+            hookfile._replace(path, old)
+            backup.unlink()
+            return "restored"
+        return None
+    if not new_text.strip():
+        path.unlink()
+        return "removed"
+    return None
 
 
 def _write_text(path: Path, old_text: str | None, new_text: str) -> str | None:

@@ -149,10 +149,19 @@ def uninstall(project: str | None = None, dry_run: bool = False) -> dict:
     new = without_ours(current)
     ours = folder.exists() and _plugin_is_ours(folder)
     changed = new != current or ours
-    backup = None
+    backup = restored = None
     if not dry_run:
         if ours:
             shutil.rmtree(folder)
+            try:
+                folder.parent.rmdir()  # `extensions/`, when cogit's plugin was all it held
+            except OSError:
+                pass
         if new != current:
-            backup = hookfile.write(path, path.read_text("utf-8"), new)
-    return {"path": str(path), "plugin": str(folder), "changed": changed, "backup": str(backup) if backup else None, "settings": new}
+            from cogit.install import mcp
+
+            done = hookfile.remove(path, path.read_text("utf-8"), new,
+                                   lambda d: mcp.without_server(without_ours(d), ("mcp", "servers")))
+            backup, restored = done["backup"], done["restored"]
+    return {"path": str(path), "plugin": str(folder), "changed": changed, "backup": str(backup) if backup else None,
+            "restored": restored, "settings": new}

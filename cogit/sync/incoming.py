@@ -44,6 +44,7 @@ def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | 
     for sha in known:
         seen.update(git.blob_ids(repo, sha).values())
     good_trees: set = set()
+    tick = _ticker(progress)
     for branch, tip in tips.items():
         if tip in known:
             continue
@@ -53,7 +54,8 @@ def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | 
             raise InvalidState(f"refused the pull: {branch}: {e.message}", hint=e.hint) from None
         if walked is not None:
             walked[branch] = len(commits)
-        for commit in commits:
+        for n, commit in enumerate(commits, 1):
+            tick(f"Checking pulled commits ({branch})", n, len(commits))
             problems = git.tree_problems(repo, commit, STATE_FILES, yamlio.MAX_BYTES, good_trees)
             if problems:
                 raise InvalidState(
@@ -69,7 +71,11 @@ def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | 
     jobs = [(blob, section_of_file(name)) for blob, (_, _, name) in todo.items()]
     # Files in cogit's own layout are read here, each new list entry once (canonical_reader);
     # only the rest (a person's layout, or invalid) go to ruamel.yaml, in workers when many.
-    slow = [job for job in jobs if not check_fast(repo, *job)]
+    slow = []
+    for n, job in enumerate(jobs, 1):
+        tick("Reading pulled memory files", n, len(jobs))
+        if not check_fast(repo, *job):
+            slow.append(job)
     done = len(jobs) - len(slow)
     chunks = [slow[i:i + CHUNK] for i in range(0, len(slow), CHUNK)]
     for bad, count in _run(str(repo.path), chunks):
@@ -86,6 +92,27 @@ def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | 
             end = ", done.\n" if done == len(jobs) else "\r"
             progress(f"Validating pulled memory: {100 * done // len(jobs)}% ({done}/{len(jobs)}){end}".encode())
     return len(jobs)
+
+
+def _ticker(progress: Progress | None, every: float = 0.25, at_least: int = 200):
+    """A progress line for a long loop, as git writes its own (`\r`, then `, done.`): only
+    for loops of `at_least` steps, at most one update per `every` seconds, so a pull of
+    3,000 commits is not minutes of silence and a small one prints nothing."""
+    import time
+
+    state = {"t": 0.0}
+
+    def tick(what: str, n: int, total: int) -> None:
+        if progress is None or total < at_least:
+            return
+        now = time.monotonic()
+        if n == total:
+            progress(f"{what}: 100% ({n}/{total}), done.\n".encode())
+        elif now - state["t"] >= every:
+            state["t"] = now
+            progress(f"{what}: {100 * n // total}% ({n}/{total})\r".encode())
+
+    return tick
 
 
 def _run(repo_path: str, chunks: list[list[tuple[str, str]]]):

@@ -30,7 +30,7 @@ def test_claude_code_asks_and_tells_cogit_through_mcp(tmp_path, fake_anthropic, 
     ]
     proc = run_claude("Why does the payment test flake? Record what we decide.", cogit.home,
                       env_extra={"COGIT_HOME": str(cogit.cogit_home)},
-                      allowed="Bash mcp__cogit__search mcp__cogit__remember")
+                      allowed="Bash mcp__cogit")  # what `cogit install claude --mcp` advises
     result = claude_result(proc)
     main = fake_anthropic.main_requests
     diag = f"{hooks_log(cogit.cogit_home)}\nclaude stderr: {proc.stderr[-2000:]}\n{fake_anthropic.dump()[-3000:]}"

@@ -156,3 +156,6 @@ def test_codex_session_gets_the_digest_and_its_lesson_reaches_memory(codex_setup
     run_codex(codex_bin, env, work, "what do you know?")
     digest = [t for t in developer_texts(fake_openai.main_requests()[0]) if t.startswith("<cogit-memory>")]
     assert len(digest) == 1 and lesson in digest[0]
+    # A prompt with nothing new in memory adds no (empty) developer message.
+    assert all(t.strip() for r in fake_openai.main_requests() for t in developer_texts(r)), \
+        [developer_texts(r) for r in fake_openai.main_requests()]

@@ -105,5 +105,6 @@ def test_gemini_session_gets_the_digest_and_its_lesson_reaches_memory(initialize
     assert any(i["text"] == lesson for i in c.json("show", "learnings")["learnings"])
     bash = c.json("show", "tools")["tools"]["tools"]["Bash"]
     assert (bash["calls"], bash["failures"]) == (1, 1)  # `Exit Code: 2` in llmContent
+    assert bash["timed_calls"] == 1 and bash["duration_ms_total"] > 0  # timed from BeforeTool to AfterTool
     log = c.home / "runtime" / "logs" / "hooks.log"
     assert not log.exists() or log.read_text() == ""
