@@ -136,6 +136,7 @@ def session_counts(home: Home, stale_minutes: float) -> tuple[int, int]:
     import time
 
     from cogit.learn.drain import _agg_empty
+    from cogit.runtime import owner_gone
 
     unfinished = running = 0
     for path in home.sessions.glob("*/state.json") if home.sessions.exists() else []:
@@ -145,7 +146,8 @@ def session_counts(home: Home, stale_minutes: float) -> tuple[int, int]:
             unfinished += 1  # unreadable: cannot be sure it is saved
             continue
         records = not _agg_empty(state.get("agg"))
-        over = bool(state.get("ended")) or time.time() - float(state.get("last_event_at") or 0) >= stale_minutes * 60
+        over = (bool(state.get("ended")) or time.time() - float(state.get("last_event_at") or 0) >= stale_minutes * 60
+                or owner_gone(state))
         if state.get("queue") or state.get("pending") is not None or (records and over):
             unfinished += 1
         elif records:
