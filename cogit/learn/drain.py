@@ -151,8 +151,9 @@ def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> 
             # tools.sessions counts sessions, not parts: a resumed part does not count again.
             counts = bool(s.get("starts_session")) and not s.get("session_counted")
             s["session_counted"] = bool(s.get("session_counted")) or counts
-            s["pending"] = {"id": f"{fold_prefix(s)}:f{s['folds']}", "agg": s["agg"],
-                            "receipts": s.get("receipts") or [], "final": bool(s.get("ended")) or owner_gone(s), "session": counts}
+            end = "ended" if s.get("ended") else "gone" if owner_gone(s) else "silent"
+            s["pending"] = {"id": f"{fold_prefix(s)}:f{s['folds']}", "agg": s["agg"], "end": end,
+                            "receipts": s.get("receipts") or [], "final": end != "silent", "session": counts}
             s["agg"] = empty_agg()
             s["receipts"] = []
         return s["pending"]
@@ -163,6 +164,10 @@ def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> 
         result = transact(home, _fold_prov(state, pending), fold(state, pending), skip_if=fold_committed(pending["id"]))
         if result:
             results.append(result)
+        from cogit.learn import agent_evidence
+
+        agent_evidence.record(str(home.runtime), str(state.get("agent") or "agent"), pending["id"], pending["agg"],
+                              pending.get("end") or ("ended" if pending["final"] else "silent"))
         branch = _learning_branch(state)
         if branch != git.MAIN and (pending["agg"].get("evidence") or {}):
             prov = _fold_prov(state, pending)
