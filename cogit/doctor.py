@@ -20,7 +20,8 @@ from cogit.paths import Home
 
 def doctor(home: Home, claude_project: str | None = None, fix: bool = False, offline: bool = False) -> list[Finding]:
     from cogit.checks import read_last_check, write_last_check
-    from cogit.checks.agents import check_agents
+    from cogit.checks.agents import check_agent_evidence, check_agents
+    from cogit.cli.state import _stale_minutes
     from cogit.checks.logs import check_logs
     from cogit.checks.machine import check_disk, check_runtime
 
@@ -29,8 +30,10 @@ def doctor(home: Home, claude_project: str | None = None, fix: bool = False, off
         findings += check_repository(home, fix, offline)
     last = read_last_check(home)
     logs, offsets = check_logs(home, last)
-    findings += [*logs, *guarded("runtime", check_runtime, home), *guarded("disk", check_disk, home),
-                 *guarded("hooks", check_agents, claude_project, fix)]
+    hooks = guarded("hooks", check_agents, claude_project, fix)
+    installed = sorted({f.extra["agent"] for f in hooks if f.extra and f.extra.get("agent")})
+    findings += [*logs, *guarded("runtime", check_runtime, home), *guarded("disk", check_disk, home), *hooks,
+                 *guarded("agents", check_agent_evidence, str(home.runtime), installed, _stale_minutes(home))]
     write_last_check(home, offsets)
     return findings
 
@@ -136,6 +139,7 @@ def session_counts(home: Home, stale_minutes: float) -> tuple[int, int]:
     import time
 
     from cogit.learn.drain import _agg_empty
+    from cogit.runtime import owner_gone
 
     unfinished = running = 0
     for path in home.sessions.glob("*/state.json") if home.sessions.exists() else []:
@@ -145,7 +149,8 @@ def session_counts(home: Home, stale_minutes: float) -> tuple[int, int]:
             unfinished += 1  # unreadable: cannot be sure it is saved
             continue
         records = not _agg_empty(state.get("agg"))
-        over = bool(state.get("ended")) or time.time() - float(state.get("last_event_at") or 0) >= stale_minutes * 60
+        over = (bool(state.get("ended")) or time.time() - float(state.get("last_event_at") or 0) >= stale_minutes * 60
+                or owner_gone(state))
         if state.get("queue") or state.get("pending") is not None or (records and over):
             unfinished += 1
         elif records:

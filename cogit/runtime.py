@@ -178,3 +178,26 @@ def list_sessions(sessions_dir: str) -> list[str]:
         return sorted(os.listdir(sessions_dir))
     except FileNotFoundError:
         return []
+
+
+def owner(pid: int) -> dict:
+    """The agent process a session runs in (adapters that know it: OpenClaw's plugin)."""
+    return {"pid": int(pid), "host": os.uname().nodename}
+
+
+def owner_gone(state: dict) -> bool:
+    """Is the session's agent process known, on this machine, and no longer running? A pid
+    reused by another process reads as running: the session then waits for the stale time."""
+    info = state.get("owner") if isinstance(state, dict) else None
+    if not isinstance(info, dict) or info.get("host") != os.uname().nodename:
+        return False
+    pid = info.get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 1:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):
+        return False
+    return False

@@ -265,3 +265,70 @@ def test_gemini_tool_calls_are_timed_from_before_tool_to_after_tool(initialized)
     hook(c, "gemini", "AfterTool", gemini("AfterTool", tool_name="read_file", tool_input={"absolute_path": "/tmp/x"},
                                           tool_response={"llmContent": "x", "returnDisplay": "x"}))
     assert state(c)["agg"]["tools"]["Read"] == {**state(c)["agg"]["tools"]["Read"], "calls": 1, "timed_calls": 0}
+
+
+# --- OpenClaw: a failed command's exit code, a session whose process is gone -----------
+
+def _exec_result(code, text, signal=None):
+    """The real exec tool's result (OpenClaw 2026, tests/e2e/test_openclaw.py)."""
+    aggregated = text if code == 0 else f"{text}\n\n(Command exited with code {code})"
+    return {"content": [{"type": "text", "text": aggregated}],
+            "details": {"status": "completed", "exitCode": code, "exitSignal": signal, "exitReason": "exit",
+                        "durationMs": 30, "aggregated": aggregated, "noOutputTimedOut": False, "cwd": "/tmp"}}
+
+
+def test_openclaw_reads_the_exit_code_of_a_command_that_ran_and_failed(initialized):
+    c = initialized
+    err = "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nModuleNotFoundError: No module named 'widgets'"
+    results = [
+        _exec_result(1, err),                                                      # failed
+        _exec_result(0, "error: fine"),                                            # ran and succeeded
+        {"content": [{"type": "text", "text": "x: not found\n\n(Command exited with code 2)"}]},  # no details: failed
+        {"content": [{"type": "text", "text": "printed (Command exited with code 0)"}]},           # succeeded
+        _exec_result(None, "sleeping", signal="SIGKILL"),                          # killed
+        _exec_result(0, "Traceback (most recent call last):\nKeyError: 'x'"),       # exit 0 wins over the text
+    ]
+    for n, result in enumerate(results):
+        proc = hook(c, "openclaw", "after_tool_call", openclaw("after_tool_call", {
+            "toolName": "exec", "params": {"command": "python3 -m app"}, "toolCallId": f"call_{n}|fc_{n}", "result": result,
+            "durationMs": 40}, toolName="exec"))
+        assert (proc.returncode, proc.out, proc.err) == (0, "", "")
+    bash = state(c)["agg"]["tools"]["Bash"]
+    assert (bash["calls"], bash["failures"]) == (6, 3), hook_log(c)
+
+
+def test_openclaw_session_whose_process_is_gone_is_over_at_once(initialized):
+    """A killed `openclaw agent --local` says nothing at all: its session is folded by the
+    next cogit command, not after hooks.session_stale_minutes, once its process is gone."""
+    c = initialized
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    for sid, pid in (("oc-dead", dead.pid), ("oc-alive", os.getpid())):
+        body = openclaw("before_prompt_build", {"prompt": "list the files"}, sessionId=sid)
+        body["process"] = {"pid": pid}
+        assert hook(c, "openclaw", "before_prompt_build", body).returncode == 0
+        assert state(c, sid)["owner"]["pid"] == pid
+    c.run("finalize")
+    sessions = c.home / "runtime" / "sessions"
+    assert not (sessions / "oc-dead").exists() and (sessions / "oc-alive").exists()
+    (end,) = [e for e in c.json("log", "--event", "session") if e["trailers"]["Cogit-Session"] == "oc-dead"]
+    assert end["trailers"]["Cogit-Event"] == "session.end"
+    # A pid from another machine's runtime (a shared home) proves nothing here.
+    body = openclaw("before_prompt_build", {"prompt": "hi"}, sessionId="oc-elsewhere")
+    body["process"] = {"pid": dead.pid}
+    hook(c, "openclaw", "before_prompt_build", body)
+    path = sessions / "oc-elsewhere" / "state.json"
+    s = json.loads(path.read_text())
+    s["owner"]["host"] = "another-machine"
+    path.write_text(json.dumps(s))
+    c.run("finalize")
+    assert path.exists()
+
+
+@pytest.mark.parametrize("process", [{"pid": True}, {"pid": 1}, {"pid": -5}, {"pid": 2 ** 40}, {"pid": "12"}, "x", [1]])
+def test_openclaw_process_field_is_hostile(initialized, process):
+    c = initialized
+    body = openclaw("before_prompt_build", {"prompt": "hi"})
+    body["process"] = process
+    proc = hook(c, "openclaw", "before_prompt_build", body)
+    assert proc.returncode == 0 and "owner" not in state(c)

@@ -372,3 +372,128 @@ def test_doctor_without_memory_still_checks_the_machine(cogit):
     rc, findings = doctor(cogit)
     assert rc == 1 and "cogit init" in only(findings, "memory", "fail")["hint"]
     assert statuses(findings, "disk") == {"ok"} and statuses(findings, "hooks") == {"ok"}
+
+
+# --- the hooks check when one of cogit's events was taken out ----------------------------
+
+def test_a_removed_hook_event_is_named_with_what_it_costs_and_fix_adds_it_back(initialized):
+    c = initialized
+    c.run("install", "claude")
+    path = settings_file(c)
+    data = json.loads(path.read_text())
+    del data["hooks"]["SessionEnd"]
+    path.write_text(json.dumps(data, indent=2))
+    rc, findings = doctor(c)
+    bad = only(findings, "hooks", "warn")
+    assert "older version" not in bad["detail"] and "import code" not in bad["detail"], bad
+    assert bad["detail"].startswith(f"cogit's SessionEnd hook is missing from {path} (the other 8 are current): ")
+    assert "only after hooks.session_stale_minutes of silence" in bad["detail"] and bad["missing"] == ["SessionEnd"]
+    assert "adds it back" in bad["hint"]
+    out = c.run("doctor", "--fix").out
+    assert "fixed hooks: added back cogit's SessionEnd hook" in out, out
+    assert "SessionEnd" in json.loads(path.read_text())["hooks"]
+    assert_all_ok(c)
+
+
+def test_a_removed_codex_event_is_named_too(initialized):
+    c = initialized
+    codex_home = c.home.parent / "codex-home"
+    env = {"CODEX_HOME": str(codex_home)}
+    c.run("install", "codex", env=env)
+    path = codex_home / "hooks.json"
+    data = json.loads(path.read_text())
+    del data["hooks"]["PostToolUse"], data["hooks"]["PreToolUse"]
+    path.write_text(json.dumps(data, indent=2))
+    proc = c.run("doctor", "--json", check=False, env=env)
+    bad = only(json.loads(proc.out), "hooks", "warn")
+    assert bad["agent"] == "codex" and bad["missing"] == ["PostToolUse", "PreToolUse"], bad
+    assert "tool calls are not recorded" in bad["detail"] and "durations are not measured" in bad["detail"]
+    assert "older version" not in bad["detail"]
+
+
+def test_an_old_command_form_is_still_called_older(initialized):
+    c = initialized
+    c.run("install", "claude")
+    path = settings_file(c)
+    path.write_text(path.read_text().replace(" -E -P", ""))  # the form before -E -P
+    bad = only(doctor(c)[1], "hooks", "fail")
+    assert "older version" in bad["detail"], bad
+
+
+# --- what the hooks delivered: failures and session ends from runtime evidence ------------
+
+def evidence(c, agent, records):
+    from cogit import __version__
+
+    path = c.home / "runtime" / "agents.json"
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data[agent] = [dict({"id": f"s{i}:p:f1", "t": 1, "v": __version__, "calls": 30, "shell": 25, "failures": 0,
+                         "end": "ended"}, **r) for i, r in enumerate(records)]
+    path.write_text(json.dumps(data))
+
+
+def test_an_agent_whose_hooks_never_report_a_failure_or_an_end(initialized):
+    c = initialized
+    codex_home = c.home.parent / "codex-home"
+    env = {"CODEX_HOME": str(codex_home)}
+    c.run("install", "codex", env=env)
+    c.run("install", "claude")
+    evidence(c, "codex", [{"end": "silent"}] * 3)  # 75 shell commands, no failure, no end
+    evidence(c, "claude-code", [{"failures": 2}, {}, {"end": "gone"}])
+    proc = c.run("doctor", "--json", check=False, env=env)
+    agents = [f for f in json.loads(proc.out) if f["name"] == "agents"]
+    warns = [f for f in agents if f["status"] == "warn"]
+    assert [f["agent"] for f in warns] == ["codex", "codex"], agents
+    assert "Codex's hooks never reported a failed tool call: 0 failures in 75 shell commands over the last 3 sessions" in warns[0]["detail"]
+    assert "Codex's sessions never end: the last 3 were folded into memory only after 30 minutes of silence" in warns[1]["detail"]
+    assert [f["agent"] for f in agents if f["status"] == "ok"] == ["claude"]
+
+
+@pytest.mark.parametrize("records", [
+    [{}] * 2,                                         # too few sessions to say
+    [{"shell": 19}] * 3,                              # too few commands to say
+    [{"failures": 1}, {}, {}],                        # a failure was reported
+    [{"v": "0.0.1"}] * 3,                             # evidence from another version's hooks
+    [{"end": "gone", "failures": 1}] * 3,             # its process went away each time: that is an end
+])
+def test_no_verdict_without_enough_evidence_of_silence(initialized, records):
+    c = initialized
+    codex_home = c.home.parent / "codex-home"
+    env = {"CODEX_HOME": str(codex_home)}
+    c.run("install", "codex", env=env)
+    evidence(c, "codex", records)
+    proc = c.run("doctor", "--json", check=False, env=env)
+    assert not [f for f in json.loads(proc.out) if f["name"] == "agents" and f["status"] != "ok"]
+
+
+def test_an_agent_not_installed_gets_no_verdict(initialized):
+    c = initialized
+    evidence(c, "codex", [{"end": "silent"}] * 5)
+    assert not [f for f in doctor(c)[1] if f["name"] == "agents"]
+
+
+def test_finalize_records_what_each_session_delivered(initialized):
+    """The evidence comes from real hook sessions: shell calls, failures, how each ended."""
+    c = initialized
+
+    def codex_hook(event, sid, **fields):
+        body = {"session_id": sid, "turn_id": "t", "transcript_path": None, "cwd": "/tmp", "hook_event_name": event,
+                "model": "gpt-5.3-codex", "permission_mode": "default", **fields}
+        assert c.run("hook", "codex", event, input=json.dumps(body), check=False).returncode == 0
+
+    tb = "Traceback (most recent call last):\n  File \"x\", line 1\nModuleNotFoundError: No module named 'w'\n"
+    for sid, end in (("cx-ended", True), ("cx-silent", False)):
+        codex_hook("UserPromptSubmit", sid, prompt="run the app please")
+        for n, out in enumerate((tb, "ok\n")):
+            codex_hook("PostToolUse", sid, tool_name="Bash", tool_input={"command": "python3 -m app"},
+                       tool_response=out, tool_use_id=f"call_{n}")
+        if end:
+            codex_hook("SessionEnd", sid, reason="other")
+    state = c.home / "runtime" / "sessions" / "cx-silent" / "state.json"
+    s = json.loads(state.read_text())
+    s["last_event_at"] -= 3600  # silent for an hour
+    state.write_text(json.dumps(s))
+    c.run("finalize")
+    records = json.loads((c.home / "runtime" / "agents.json").read_text())["codex"]
+    got = sorted((r["id"].split(":")[0], r["shell"], r["failures"], r["end"]) for r in records)
+    assert got == [("cx-ended", 2, 1, "ended"), ("cx-silent", 2, 1, "silent")]

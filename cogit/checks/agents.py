@@ -1,5 +1,7 @@
-"""Which agents have cogit's hooks installed, and whether each installed command still
-starts a working cogit (it is run, with a probe that touches nothing)."""
+"""Which agents have cogit's hooks installed, whether each installed command still
+starts a working cogit (it is run, with a probe that touches nothing), which of cogit's
+hook events are missing (and what that costs), and what the hooks really delivered:
+an installed agent whose sessions never report a failure or never end."""
 
 from __future__ import annotations
 
@@ -43,8 +45,24 @@ def check_one(module, agent: str, label: str, project: str | None, fix: bool) ->
         return []
     home = module.home_of(ours)
     facts = {"agent": agent, "settings": str(path)}
-    outdated = not same_form(ours, module.our_commands(module.with_ours(current, home)))
+    expected = module.our_commands(module.with_ours(current, home))
+    have, want = {e for e, _ in ours}, {e for e, _ in expected}
+    missing = sorted(want - have) if have < want else []
+    if missing:
+        # Someone took events out (by hand, another tool): the rest is judged as it is.
+        expected = [(e, c) for e, c in expected if e in have]
+    outdated = not same_form(ours, expected)
     broken = probe_all(ours) if not outdated else []
+    if not outdated and not broken and missing:
+        if fix:
+            result = module.install(project, home=home)
+            return [Finding("hooks", "fixed", f"added back cogit's {_names(missing)} hook{'s' if len(missing) > 1 else ''} "
+                                              f"in {path} (backup: {result['backup']})", extra=facts)]
+        return [Finding("hooks", "warn",
+                        f"cogit's {_names(missing)} hook{'s are' if len(missing) > 1 else ' is'} missing from {path} "
+                        f"(the other {len(have)} are current): {_costs(missing)}",
+                        f"`cogit doctor --fix` (or `cogit install {agent}`) adds {'them' if len(missing) > 1 else 'it'} back; "
+                        "if you took it out on purpose, this is what it costs.", extra={**facts, "missing": missing})]
     if not outdated and not broken:
         return [Finding("hooks", "ok", f"{label} hooks in {path} are current and start cogit {_version()}", extra=facts)]
     if fix:
@@ -90,7 +108,9 @@ class _Generic:
             if isinstance(node, dict):
                 cmd = node.get("command")
                 if isinstance(cmd, str) and hookfile.is_ours(node):
-                    out.append((where, cmd))
+                    # `hooks.<Event>[.hooks]` in every JSON hook file: the event is what is judged
+                    parts = where.split(".")
+                    out.append((parts[1] if len(parts) > 1 and parts[0] == "hooks" else where, cmd))
                 elif isinstance(cmd, list) and any("from cogit.hooks import run" in str(a) for a in cmd):
                     home = node.get("home")
                     prefix = f"COGIT_HOME={shlex.quote(home)} " if isinstance(home, str) else ""
@@ -110,7 +130,14 @@ class _Generic:
         return home_of(commands)
 
     def with_ours(self, data, home):
-        return data  # no old forms of these agents' commands exist yet: only the probe judges them
+        """What `cogit install` would make of `data`: the expected events and commands."""
+        if hasattr(self.module, "with_ours"):
+            return self.module.with_ours(data, home)
+        if hasattr(self.module, "groups"):
+            from cogit.install import hookfile
+
+            return hookfile.with_ours_grouped(data, self.module.groups(home))
+        return data
 
     def install(self, project, home=None):
         return self.module.install(project, home=home)
@@ -178,6 +205,45 @@ def _short(cmd: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# What each of cogit's hook events does, by the name each agent gives it: what is lost
+# without it.
+_COSTS = {
+    "sessionstart": "sessions start without the memory digest",
+    "userpromptsubmit": "prompts get no memory updates and \"remember this\" is not heard",
+    "beforeagent": "prompts get no memory updates and \"remember this\" is not heard",
+    "beforesubmitprompt": "prompts get no memory updates and \"remember this\" is not heard",
+    "before_prompt_build": "no memory reaches the model and \"remember this\" is not heard",
+    "pretooluse": "tool call durations are not measured",
+    "beforetool": "tool call durations are not measured",
+    "posttooluse": "tool calls are not recorded (no failures, no loops, no rules learned from them)",
+    "aftertool": "tool calls are not recorded (no failures, no loops, no rules learned from them)",
+    "after_tool_call": "tool calls are not recorded (no failures, no loops, no rules learned from them)",
+    "posttoolusefailure": "failed tool calls are not recorded (no loops, no rules learned from them)",
+    "stop": "the end of a turn is not seen",
+    "afteragent": "the end of a turn is not seen",
+    "agent_end": "the end of a turn is not seen",
+    "subagentstop": "the end of a subagent is not seen",
+    "precompact": "compactions are not seen",
+    "precompress": "compactions are not seen",
+    "before_compaction": "compactions are not seen",
+    "sessionend": "sessions are folded into memory only after hooks.session_stale_minutes of silence",
+    "session_end": "sessions are folded into memory only after hooks.session_stale_minutes of silence",
+}
+
+
+def _names(events: list[str]) -> str:
+    return ", ".join(events)
+
+
+def _costs(events: list[str]) -> str:
+    costs = []
+    for event in events:
+        cost = _COSTS.get(event.lower(), f"cogit does not see {event}")
+        if cost not in costs:
+            costs.append(cost)
+    return "; ".join(costs)
+
+
 def _version() -> str:
     from cogit import __version__
 
@@ -188,3 +254,56 @@ def _python() -> str:
     import sys
 
     return sys.executable
+
+
+# --------------------------------------------------------------- what the hooks delivered
+# The rule (docs/incoming/agents-fail.md): over an installed agent's last folded sessions
+# on this machine, folded by this version of cogit (cogit/learn/agent_evidence.py):
+# - no failure ever, in at least MIN_SESSIONS sessions and MIN_SHELL shell commands: shell
+#   commands fail now and then (a test run, a grep that finds nothing, a build); if even 1
+#   in 20 does, 60 in a row succeed by chance less than 5% of the time (0.95^60 = 4.6%);
+# - no session end ever, in at least MIN_SESSIONS sessions: an agent whose hooks end
+#   sessions ends nearly every one; only killed agents are folded after going silent.
+MIN_SESSIONS = 3
+MIN_SHELL = 60
+# `cogit install` names -> the agent names hooks record
+RECORDED_AS = {"claude": "claude-code", "gemini": "gemini-cli"}
+
+
+def check_agent_evidence(runtime: str, installed: list[str], stale_minutes: float) -> list[Finding]:
+    from cogit.install import installer
+    from cogit.learn.agent_evidence import read
+
+    evidence = read(runtime)
+    out = []
+    for agent in installed:
+        label = installer(agent).NAME
+        records = [r for r in evidence.get(RECORDED_AS.get(agent, agent), []) if r.get("v") == _version()]
+        facts = {"agent": agent, "sessions": len(records)}
+        if len(records) < MIN_SESSIONS:
+            continue
+        shell = sum(int(r.get("shell") or 0) for r in records)
+        failures = sum(int(r.get("failures") or 0) for r in records)
+        if failures == 0 and shell >= MIN_SHELL:
+            out.append(Finding(
+                "agents", "warn",
+                f"{label}'s hooks never reported a failed tool call: 0 failures in {shell} shell commands over the last "
+                f"{len(records)} sessions (cogit {_version()}). Commands fail now and then, so cogit is probably not "
+                f"reading {label}'s failures: no loops are noticed and no rules are learned from them.",
+                f"In a {label} session run a command that fails (`ls /nonexistent`), then `cogit show tools`: its failure "
+                "should be counted. If it is not, update cogit and `cogit install " + agent + "`; hooks.log may say why.",
+                extra={**facts, "shell": shell, "failures": 0}))
+        ends = [r.get("end") for r in records]
+        if "ended" not in ends and "gone" not in ends:
+            out.append(Finding(
+                "agents", "warn",
+                f"{label}'s sessions never end: the last {len(records)} were folded into memory only after "
+                f"{stale_minutes:g} minutes of silence (hooks.session_stale_minutes), never by a session end "
+                f"(cogit {_version()}). Their lessons and rule evidence arrive late, and a session cut short counts as one.",
+                f"Check that cogit's session-end hook is installed for {label} (`cogit install {agent}`) and that "
+                f"{label} runs it; hooks.log may say why it does not.",
+                extra={**facts, "ended": 0}))
+        if not out or out[-1].extra.get("agent") != agent:
+            out.append(Finding("agents", "ok", f"{label}'s hooks report failures and session ends "
+                                               f"({len(records)} recent sessions)", extra=facts))
+    return out

@@ -73,6 +73,10 @@ def _touch(state: dict, event: dict) -> None:
     state["last_event_at"] = time.time()
     if event.get("cwd"):
         state["cwd"] = event["cwd"]
+    if event.get("owner_pid"):
+        from cogit.runtime import owner
+
+        state["owner"] = owner(event["owner_pid"])
 
 
 def on_session_start(event, session, cfg, home_root, timeout):
@@ -191,8 +195,10 @@ def on_prompt(event, session, cfg, home_root, timeout):
             for hid in state["in_play"]:
                 agg["evidence"][hid] = agg["evidence"].get(hid, 0) + 1
             agg["feedback"] = (agg.get("feedback") or [])[-(MAX_FEEDBACK - 1):] + [feedback]
+        # A session that began without SessionStart (OpenClaw's `agent --local` sends none)
+        # learns into its project too: its lessons, and the rules its tool calls earn.
+        _know_project(state, event, cfg)
         if learning:
-            _know_project(state, event, cfg)
             state["queue_seq"] = state.get("queue_seq", 0) + 1
             state["_durable"] = True  # fsync: the model is told "noted" only once it is on disk
             state["queue"].append(

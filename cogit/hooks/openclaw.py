@@ -9,6 +9,16 @@ OpenClaw's session_start reaches no model: the digest goes in at the session's f
 MEMORY.md; the plugin keeps it for the session's later turns), and every later
 prompt gets only what changed in memory, as `prependContext`. `before_agent_start` is
 the deprecated name of the same turn (the nox-cognitive seed's lifecycle).
+
+A tool call failed when its `error` says so, or when its result's `details` do: the
+exec tool reports a command that ran and exited non-zero as a result with
+`details.exitCode` (1) and the text ending `(Command exited with code 1)`, no `error`
+(seen from the real OpenClaw in tests/e2e/test_openclaw.py).
+
+`openclaw agent --local` sends no session_start or session_end: the plugin ends the
+sessions its process ran when the process exits (`session_end` with reason
+`process_exit`), and every payload names the process (`process.pid`), so a session whose
+process is gone is over at once, not after hooks.session_stale_minutes.
 """
 
 
@@ -38,6 +48,43 @@ def _error(value) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _content_text(result: dict) -> str:
+    content = result.get("content")
+    if isinstance(content, list):
+        return "\n".join(c["text"] for c in content[:64] if isinstance(c, dict) and isinstance(c.get("text"), str))
+    return content if isinstance(content, str) else ""
+
+
+def _exit_error(result) -> str | None:
+    """The error text of a command that ran and failed, from the tool's result, else None."""
+    if not isinstance(result, dict):
+        return None
+    details = result.get("details") if isinstance(result.get("details"), dict) else {}
+    out = _text(details.get("aggregated")) or _content_text(result)
+    code = details.get("exitCode")
+    if _number(code) is not None:
+        return f"Exit code {int(code)}\n{out}" if code != 0 else None
+    signal = details.get("exitSignal")
+    if isinstance(signal, str) and signal:
+        return f"Killed by {signal[:32]}\n{out}"
+    if details.get("status") in ("failed", "error"):
+        return out or "the command failed"
+    # A result without details: the text's own last line says how the command exited.
+    tail = out[-200:].rstrip()
+    i = tail.rfind("(Command exited with code ")
+    if i >= 0 and tail.endswith(")"):
+        digits = tail[i + 26 : -1]
+        if digits.isdigit() and int(digits) != 0:
+            return f"Exit code {int(digits)}\n{out}"
+    return None
+
+
+def _owner(payload: dict):
+    proc = payload.get("process")
+    pid = proc.get("pid") if isinstance(proc, dict) else None
+    return pid if isinstance(pid, int) and not isinstance(pid, bool) and 1 < pid < 1 << 31 else None
+
+
 def to_event(name: str, payload: dict) -> dict:
     if name not in EVENTS:
         raise ValueError(f"unknown OpenClaw hook {name!r}")
@@ -50,7 +97,9 @@ def to_event(name: str, payload: dict) -> dict:
     params = ev.get("params") if isinstance(ev.get("params"), dict) else {}
     if "file_path" not in params and isinstance(params.get("path"), str) and tool in ("Read", "Write", "Edit"):
         params = dict(params, file_path=params["path"])
-    error = _error(ev.get("error")) if internal == "PostToolUse" else None
+    error = None
+    if internal == "PostToolUse":
+        error = _error(ev.get("error")) or (_exit_error(ev.get("result")) if tool == "Bash" else None)
     if error is not None:
         internal = "PostToolUseFailure"
     return event(
@@ -68,6 +117,7 @@ def to_event(name: str, payload: dict) -> dict:
         duration_ms=_number(ev.get("durationMs")),
         reason=_str(ev.get("reason")),
         digest_at_first_prompt=True,
+        owner_pid=_owner(payload),
     )
 
 

@@ -79,6 +79,9 @@ def event(agent: str, name: str, session: str, **fields) -> dict:
         # Agents that inject nothing at session start (OpenClaw) get the whole digest
         # at the first prompt of a session, then only what changed.
         "digest_at_first_prompt": False,
+        # The agent's process, when the adapter knows it (OpenClaw's plugin sends it): a
+        # session whose process is gone is over (cogit/runtime.py owner_gone).
+        "owner_pid": None,
     }
     out.update(fields)
     return out

@@ -16,7 +16,7 @@ import time
 from cogit.errors import CogitError, Locked
 from cogit.locking import LockTimeout, file_lock
 from cogit.paths import Home
-from cogit.runtime import Session, empty_agg, fold_prefix, list_sessions
+from cogit.runtime import Session, empty_agg, fold_prefix, list_sessions, owner_gone
 from cogit.store import repo as git
 from cogit.store.memory import add_item
 from cogit.store.provenance import Provenance
@@ -132,14 +132,15 @@ def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> 
                 s["queue"] = [q for q in s.get("queue") or [] if q.get("qid") != qid]
 
         session.update(dequeue, create=False)
-    # 2. The session's records, folded when it ended (or went silent: a killed agent).
+    # 2. The session's records, folded when it ended (or its process is gone, or it went
+    # silent: a killed agent).
     state = session.read() or {}
     if stale_minutes is None:
         stale_minutes = 30.0
 
     def over(s) -> bool:
         idle = time.time() - float(s.get("last_event_at") or 0)
-        return bool(s.get("ended")) or idle >= stale_minutes * 60
+        return bool(s.get("ended")) or idle >= stale_minutes * 60 or owner_gone(s)
 
     if not over(state):
         return results
@@ -150,8 +151,9 @@ def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> 
             # tools.sessions counts sessions, not parts: a resumed part does not count again.
             counts = bool(s.get("starts_session")) and not s.get("session_counted")
             s["session_counted"] = bool(s.get("session_counted")) or counts
-            s["pending"] = {"id": f"{fold_prefix(s)}:f{s['folds']}", "agg": s["agg"],
-                            "receipts": s.get("receipts") or [], "final": bool(s.get("ended")), "session": counts}
+            end = "ended" if s.get("ended") else "gone" if owner_gone(s) else "silent"
+            s["pending"] = {"id": f"{fold_prefix(s)}:f{s['folds']}", "agg": s["agg"], "end": end,
+                            "receipts": s.get("receipts") or [], "final": end != "silent", "session": counts}
             s["agg"] = empty_agg()
             s["receipts"] = []
         return s["pending"]
@@ -162,6 +164,10 @@ def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> 
         result = transact(home, _fold_prov(state, pending), fold(state, pending), skip_if=fold_committed(pending["id"]))
         if result:
             results.append(result)
+        from cogit.learn import agent_evidence
+
+        agent_evidence.record(str(home.runtime), str(state.get("agent") or "agent"), pending["id"], pending["agg"],
+                              pending.get("end") or ("ended" if pending["final"] else "silent"))
         branch = _learning_branch(state)
         if branch != git.MAIN and (pending["agg"].get("evidence") or {}):
             prov = _fold_prov(state, pending)

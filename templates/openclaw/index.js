@@ -7,13 +7,20 @@
 //
 // The nox-cognitive seed's lifecycle maps onto it: session_start, before_agent_start
 // (now before_prompt_build), after_tool_call, agent_end, session_end.
-import { spawn } from "node:child_process";
+//
+// A session ends at OpenClaw's session_end, or when this process goes away: `openclaw
+// agent --local` runs one turn and exits without a session_end, so at the process's
+// exit every session it ran that did not end is ended (synchronously, bounded: an exit
+// handler cannot wait for anything else). Each payload carries this process's pid, so
+// cogit can also tell a session whose process died without a word (killed) from a live one.
+import { spawn, spawnSync } from "node:child_process";
 
 export const ID = "cogit";
 export const HOOKS = ["session_start", "before_prompt_build", "after_tool_call", "agent_end", "before_compaction", "session_end"];
 const DEFAULT_TIMEOUT_MS = 5000;
 const MAX_STDOUT = 256 * 1024;
 const MAX_TEXT = 64 * 1024;
+const EXIT_TIMEOUT_MS = 3000; // for all the session ends at process exit together
 
 function cut(value) {
   if (typeof value === "string") return value.length > MAX_TEXT ? value.slice(0, MAX_TEXT) : value;
@@ -37,7 +44,7 @@ function pick(hook, event = {}, ctx = {}) {
   }[hook] || [];
   for (const k of keys) if (event[k] !== undefined) e[k] = cut(event[k]);
   if (e.error && typeof e.error === "object") e.error = cut(String(e.error.message ?? e.error));
-  return { event: e, ctx: c };
+  return { event: e, ctx: c, process: { pid: process.pid } };
 }
 
 function serialize(payload) {
@@ -46,13 +53,13 @@ function serialize(payload) {
   } catch {
     // A result that cannot be serialized (a cycle, a BigInt): send what can be.
     const { event, ctx } = payload;
-    return JSON.stringify({ event: { ...event, params: undefined, result: undefined }, ctx });
+    return JSON.stringify({ event: { ...event, params: undefined, result: undefined }, ctx, process: payload.process });
   }
 }
 
 // Run the hook; resolve to its JSON reply, or null on any failure or past the time bound.
 export function runHook(config, hook, payload) {
-  const argv = Array.isArray(config.command) && config.command.length ? config.command : ["cogit", "hook", "openclaw"];
+  const argv = argvOf(config);
   const timeoutMs = Number.isInteger(config.timeoutMs) ? config.timeoutMs : DEFAULT_TIMEOUT_MS;
   return new Promise((resolve) => {
     let done = false;
@@ -102,11 +109,54 @@ function sessionOf(event = {}, ctx = {}) {
   return ctx.sessionId || event.sessionId || ctx.sessionKey || event.sessionKey || "";
 }
 
+// Sessions this process ran that have not ended: session -> {config, ctx}. One map and one
+// exit handler per process, however often OpenClaw calls register().
+const live = new Map();
+let exitHooked = false;
+
+function argvOf(config) {
+  return Array.isArray(config.command) && config.command.length ? config.command : ["cogit", "hook", "openclaw"];
+}
+
+export function endAtExit() {
+  const deadline = Date.now() + EXIT_TIMEOUT_MS;
+  for (const [key, { config, ctx }] of live) {
+    live.delete(key);
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    const argv = argvOf(config);
+    const env = { ...process.env };
+    if (typeof config.home === "string" && config.home) env.COGIT_HOME = config.home;
+    try {
+      spawnSync(argv[0], [...argv.slice(1), "session_end"], {
+        env, input: serialize({ event: { reason: "process_exit" }, ctx, process: { pid: process.pid } }),
+        stdio: ["pipe", "ignore", "ignore"], timeout: left, killSignal: "SIGKILL",
+      });
+    } catch {}
+  }
+}
+
+function track(config, hook, event, ctx) {
+  const key = sessionOf(event, ctx);
+  if (!key) return;
+  if (hook === "session_end") {
+    live.delete(key);
+    return;
+  }
+  const c = pick(hook, {}, ctx).ctx;
+  live.set(key, { config, ctx: { ...(live.get(key)?.ctx || {}), ...c, toolName: undefined, toolCallId: undefined } });
+  if (!exitHooked) {
+    exitHooked = true;
+    process.once("exit", endAtExit);
+  }
+}
+
 export function register(api) {
   const config = (api && api.pluginConfig) || {};
   const systemBySession = new Map(); // session -> the digest injected at its first turn
 
   const observe = (hook) => async (event, ctx) => {
+    track(config, hook, event, ctx);
     await runHook(config, hook, pick(hook, event, ctx));
   };
 
@@ -115,11 +165,13 @@ export function register(api) {
   api.on("agent_end", observe("agent_end"));
   api.on("before_compaction", observe("before_compaction"));
   api.on("session_end", async (event, ctx) => {
+    track(config, "session_end", event, ctx);
     systemBySession.delete(sessionOf(event, ctx));
     await runHook(config, "session_end", pick("session_end", event, ctx));
   });
   api.on("before_prompt_build", async (event, ctx) => {
     const key = sessionOf(event, ctx);
+    track(config, "before_prompt_build", event, ctx);
     const reply = await runHook(config, "before_prompt_build", pick("before_prompt_build", event, ctx));
     if (reply && typeof reply.appendSystemContext === "string") systemBySession.set(key, reply.appendSystemContext);
     const result = {};

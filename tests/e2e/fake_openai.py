@@ -2,7 +2,9 @@
 server-sent events), for driving the real Codex CLI without a network or a model.
 
 The script is a list of turns: ``{"bash": "cmd"}`` (Codex's shell tool call),
-``{"tool": NAME, "args": {...}}`` (any other function call) or a final text (a ``str``). Which turn a request gets is derived from the request (how many tool
+``{"tool": NAME, "args": {...}}`` (any other function call) or a final text (a ``str``);
+or a function of the request body that returns such a list (a model that acts on what
+it was shown). Which turn a request gets is derived from the request (how many tool
 outputs its input already holds), so a retried request stays in step. Every request is
 recorded (path, parsed JSON body) so tests can assert what the model was shown.
 Standard library only.
@@ -96,7 +98,8 @@ class FakeOpenAI:
         # A turn counts from the last user message of this request.
         users = [k for k, i in enumerate(items) if isinstance(i, dict) and i.get("role") == "user"]
         since_user = sum(1 for i in items[users[-1] + 1:] if isinstance(i, dict) and i.get("type") == "function_call_output") if users else done
-        turn = self.script[since_user] if body.get("tools") and since_user < len(self.script) else DONE_TEXT
+        script = self.script(body) if callable(self.script) else self.script
+        turn = script[since_user] if body.get("tools") and since_user < len(script) else DONE_TEXT
         rid = f"resp_{n}"
         out = [{"type": "response.created", "response": {"id": rid}}]
         if isinstance(turn, dict) and "bash" in turn:

@@ -159,3 +159,55 @@ def test_codex_session_gets_the_digest_and_its_lesson_reaches_memory(codex_setup
     # A prompt with nothing new in memory adds no (empty) developer message.
     assert all(t.strip() for r in fake_openai.main_requests() for t in developer_texts(r)), \
         [developer_texts(r) for r in fake_openai.main_requests()]
+
+
+# --- the learning loop: a looping mistake becomes a rule, later sessions avoid it -------
+
+LOOP = "python3 -m app"  # fails while the widgets package is missing
+FIX = "mkdir -p widgets && touch widgets/__init__.py"
+
+
+def knows_the_lesson(body: dict) -> bool:
+    """What the scripted model acts on: was it shown, in cogit's digest, how this loop ends?"""
+    digest = [t for t in developer_texts(body) if t.startswith("<cogit-memory>")]
+    return bool(digest) and LOOP in digest[0] and "widgets" in digest[0]
+
+
+def loops_unless_told(body: dict) -> list:
+    if knows_the_lesson(body):
+        return [{"bash": FIX}, {"bash": LOOP}, "Done: the app runs."]
+    return [{"bash": LOOP}, {"bash": LOOP}, {"bash": LOOP}, {"bash": FIX}, {"bash": LOOP}, "Fixed it."]
+
+
+def test_codex_failures_become_a_rule_that_later_sessions_avoid(codex_setup, codex_bin, fake_openai):
+    """Codex sends a shell call's output without its exit code: cogit reads it (from the
+    rollout record Codex writes first), so three identical failures are a loop, the loop
+    becomes an error_loop rule, and the next three sessions, shown the rule, avoid it:
+    each earns the rule a suppression, none a detection."""
+    import shutil
+
+    c, env, work = codex_setup
+    (work / "app.py").write_text("import widgets\nprint('app ran')\n")
+    fake_openai.script = loops_unless_told
+
+    def folded():
+        return [e for e in c.json("log", "--event", "session") if e["trailers"].get("Cogit-Agent") == "codex"]
+
+    for n in range(4):
+        shutil.rmtree(work / "widgets", ignore_errors=True)
+        fake_openai.requests.clear()
+        run_codex(codex_bin, env, work, "make `python3 -m app` work")
+        assert knows_the_lesson(fake_openai.main_requests()[0]) == (n > 0)
+        assert wait_for(lambda: len(folded()) == n + 1), (c.home / "runtime" / "logs")
+        if n == 0:
+            bash = c.json("show", "tools")["tools"]["tools"]["Bash"]
+            assert (bash["calls"], bash["failures"]) == (5, 3)
+            assert "(3 failed)" in folded()[0]["summary"], folded()[0]
+            (rule,) = c.json("rules")
+            assert (rule["detector"], rule["detections"], rule["suppressions"]) == ("error_loop", 1, 0)
+            assert "widgets" in rule["signature"]
+    (rule,) = c.json("rules")
+    assert (rule["detections"], rule["suppressions"], rule["sessions_injected"]) == (1, 3, 3)
+    assert c.json("show", "tools")["tools"]["tools"]["Bash"]["failures"] == 3  # later sessions: no failure at all
+    log = c.home / "runtime" / "logs" / "hooks.log"
+    assert not log.exists() or log.read_text() == ""

@@ -82,20 +82,119 @@ def test_openclaw_agent_turn_gets_the_digest_and_its_lesson_reaches_memory(initi
     user = " ".join(p["text"] for i in first["input"] if i.get("role") == "user" for p in i["content"] if "text" in p)
     assert system.count("<cogit-memory>") == 1 and "Old lesson: the gateway restarts at 4am" in system
     assert f'cogit: noted for memory as a feedback learning: "{lesson}"' in user
-    session = json.loads((c.home / "runtime" / "sessions" / "oc-e2e-1" / "state.json").read_text())
-    assert session["agent"] == "openclaw" and session["agg"]["prompts"] == 1
-    assert [r["source"] for r in session["receipts"]] == ["startup"]
-    assert sum(t["calls"] for t in session["agg"]["tools"].values()) == 1
+    # The process is gone, so the session ended (the plugin said so at exit) and is in memory.
+    def ended():
+        return [e for e in c.json("log", "--event", "session") if e["trailers"].get("Cogit-Session") == "oc-e2e-1"]
+
+    import time
+
+    for _ in range(30):
+        if ended():
+            break
+        time.sleep(1)
+    (end,) = ended()
+    assert end["trailers"]["Cogit-Event"] == "session.end" and end["trailers"]["Cogit-Agent"] == "openclaw"
+    assert end["trailers"]["Cogit-Digest"].startswith("startup ") and "; " not in end["trailers"]["Cogit-Digest"]
+    assert "1 tool calls (0 failed), 1 prompts" in end["summary"], end
 
     def stored():  # the workspace is a repository, so the lesson is in its project's scope
         return c.json("log", "--event", "learning", "--session", "oc-e2e-1", "--project", str(work))
-
-    import time
 
     for _ in range(30):
         if stored():
             break
         time.sleep(1)
     assert stored() and stored()[0]["trailers"]["Cogit-Agent"] == "openclaw"
+    log = c.home / "runtime" / "logs" / "hooks.log"
+    assert not log.exists() or log.read_text() == ""
+
+
+# --- the learning loop: a looping mistake becomes a rule, later sessions avoid it -------
+
+LOOP = "python3 -m app"  # fails while the widgets package is missing
+FIX = "mkdir -p widgets && touch widgets/__init__.py"
+
+
+def system_text(body: dict) -> str:
+    return " ".join(p.get("text", "") for i in body.get("input") or [] if isinstance(i, dict) and i.get("role") == "system"
+                    for p in i.get("content") or [] if isinstance(p, dict))
+
+
+def knows_the_lesson(body: dict) -> bool:
+    """What the scripted model acts on: was it shown, in cogit's digest, how this loop ends?"""
+    digest = system_text(body).partition("<cogit-memory>")[2]
+    return LOOP in digest and "widgets" in digest
+
+
+def loops_unless_told(body: dict) -> list:
+    run = lambda cmd: {"tool": "exec", "args": {"command": cmd}}  # noqa: E731
+    if knows_the_lesson(body):
+        return [run(FIX), run(LOOP), "Done: the app runs."]
+    return [run(LOOP), run(LOOP), run(LOOP), run(FIX), run(LOOP), "Fixed it."]
+
+
+def test_openclaw_failures_become_a_rule_that_later_sessions_avoid(initialized, openclaw_bin, tmp_path):
+    """`openclaw agent --local` reports a failed command only in its result
+    (`details.exitCode: 1`) and sends no session_end: cogit reads the exit code, the
+    plugin ends the session when the process exits, so the session is folded at once
+    (not after 30 minutes) with its failures; three identical ones become an error_loop
+    rule, and the next two sessions, shown the rule, avoid the loop (a suppression each)."""
+    import shutil
+    import time
+
+    from .fake_openai import FakeOpenAI
+
+    c = initialized
+    state, work, home = tmp_path / "openclaw-state", tmp_path / "work", c.home.parent / "userhome"
+    work.mkdir()
+    (work / "app.py").write_text("import widgets\nprint('app ran')\n")
+    c.run("install", "openclaw", env={"OPENCLAW_STATE_DIR": str(state)})
+    fake = FakeOpenAI(script=loops_unless_told).start()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_", "OPENAI_"))}
+    env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state))
+
+    def folded():
+        return [e for e in c.json("log", "--event", "session") if e["trailers"].get("Cogit-Agent") == "openclaw"]
+
+    def rules():  # OpenClaw makes its workspace a repository: the rule lives in that project's scope
+        return c.json("rules", "--project", str(work)) if (work / ".git").exists() else c.json("rules")
+
+    try:
+        cfg = json.loads((state / "openclaw.json").read_text())
+        cfg["models"] = {"providers": {"fake": {"baseUrl": fake.base_url, "apiKey": "dummy", "api": "openai-responses",
+                                                "models": [{"id": "m1", "name": "m1", "contextWindow": 128000, "maxTokens": 4096}]}}}
+        cfg["agents"] = {"defaults": {"model": {"primary": "fake/m1"}, "workspace": str(work)}}
+        (state / "openclaw.json").write_text(json.dumps(cfg, indent=2))
+        for n in range(3):
+            shutil.rmtree(work / "widgets", ignore_errors=True)
+            fake.requests.clear()
+            proc = subprocess.run([openclaw_bin, "agent", "--local", "--session-id", f"oc-loop-{n}", "-m",
+                                   "make `python3 -m app` work", "--json", "--timeout", "120"], cwd=work, env=env,
+                                  capture_output=True, text=True, timeout=400, stdin=subprocess.DEVNULL)
+            assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+            assert knows_the_lesson(fake.main_requests()[0]) == (n > 0)
+            # Watched with git itself: any cogit command would fold a session whose process
+            # is gone, and this is about the plugin ending it without one.
+            def ends():
+                return c.git("log", "--all", "--format=%s").count("Session oc-loop- ended")
+
+            exited = time.monotonic()
+            while time.monotonic() - exited < 30 and ends() < n + 1:
+                time.sleep(0.5)
+            assert ends() == n + 1, "the session was not folded when its process exited"
+            assert len(folded()) == n + 1
+            end = folded()[0]
+            assert end["trailers"]["Cogit-Event"] == "session.end" and end["trailers"]["Cogit-Session"] == f"oc-loop-{n}"
+            if n == 0:
+                assert "5 tool calls (3 failed)" in end["summary"], end
+                (rule,) = rules()
+                assert (rule["detector"], rule["detections"], rule["suppressions"]) == ("error_loop", 1, 0)
+            else:
+                assert "2 tool calls (0 failed)" in end["summary"], end
+    finally:
+        fake.stop()
+    (rule,) = rules()
+    assert (rule["detections"], rule["suppressions"], rule["sessions_injected"]) == (1, 2, 2)
+    assert not (c.home / "runtime" / "sessions" / "oc-loop-2").exists()
     log = c.home / "runtime" / "logs" / "hooks.log"
     assert not log.exists() or log.read_text() == ""

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -138,4 +138,55 @@ test("fails open: no binary, a hang past the bound, garbage on stdout", async ()
     assert.equal(await api.fire("after_tool_call", { toolName: "exec", params: {}, result: "x" }, ctx), undefined);
     assert.ok(Date.now() - started < 3000, `${command} took ${Date.now() - started} ms`);
   }
+});
+
+// What the real exec tool returns for a command that ran and exited 1 (openclaw agent --local).
+function execResult(code, text) {
+  const aggregated = code === 0 ? text : `${text}\n\n(Command exited with code ${code})`;
+  return {
+    content: [{ type: "text", text: aggregated }],
+    details: { status: "completed", exitCode: code, exitSignal: null, exitReason: "exit", durationMs: 20, aggregated, cwd: "/tmp" },
+  };
+}
+
+test("a command's exit code in the tool result counts; the word error in a success does not", async () => {
+  const { dir, home } = newHome();
+  const api = recordingApi({ command: [PY, "-E", "-P", "-c", CODE, "openclaw"], home, timeoutMs: 15000 });
+  plugin.register(api);
+  const ctx = { agentId: "main", sessionKey: "agent:main:explicit:oc-exit", sessionId: "oc-exit", workspaceDir: dir };
+  await api.fire("before_prompt_build", { prompt: "fix the widgets import" }, ctx);
+  const err = "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nModuleNotFoundError: No module named 'widgets'";
+  for (const [i, [code, text]] of [[1, err], [0, "error: fine"], [1, err]].entries()) {
+    await api.fire("after_tool_call", { toolName: "exec", params: { command: "python3 -m app" }, toolCallId: `call_${i}|fc_${i}`,
+                                        result: execResult(code, text), durationMs: 30 }, { ...ctx, toolName: "exec" });
+  }
+  const state = JSON.parse(readFileSync(join(home, "runtime", "sessions", "oc-exit", "state.json"), "utf8"));
+  assert.equal(state.agg.tools.Bash.calls, 3);
+  assert.equal(state.agg.tools.Bash.failures, 2);
+  assert.equal(state.owner.pid, process.pid); // the process the session runs in
+});
+
+test("the sessions a process ran end when it exits (openclaw agent --local sends no session_end)", async () => {
+  const { dir, home } = newHome();
+  // A separate node process stands in for `openclaw agent --local`: one turn, then exit.
+  const child = `
+    import plugin from ${JSON.stringify(join(HERE, "..", "..", "templates", "openclaw", "index.js"))};
+    const handlers = new Map();
+    plugin.register({ pluginConfig: ${JSON.stringify({ command: [PY, "-E", "-P", "-c", CODE, "openclaw"], home, timeoutMs: 15000 })},
+                      on: (name, fn) => handlers.set(name, fn), logger: console });
+    const ctx = { agentId: "main", sessionKey: "agent:main:explicit:oc-local", sessionId: "oc-local", workspaceDir: ${JSON.stringify(dir)} };
+    await handlers.get("before_prompt_build")({ prompt: "list the files please" }, ctx);
+    await handlers.get("after_tool_call")({ toolName: "exec", params: { command: "ls" }, toolCallId: "c1", result: "a b" }, ctx);
+    await handlers.get("agent_end")({ success: true, durationMs: 10 }, ctx);
+    process.exit(0);
+  `;
+  const started = Date.now();
+  execFileSync(process.execPath, ["--input-type=module", "-e", child], { encoding: "utf8", timeout: 60000 });
+  const sessions = join(home, "runtime", "sessions", "oc-local");
+  // Watched with git: a cogit command would itself fold a session whose process is gone.
+  const ends = () => execFileSync("git", ["-C", join(home, "memory"), "log", "--all", "--format=%s"], { encoding: "utf8" })
+    .split("\n").filter((s) => s.startsWith("Session oc-local ended: 1 tool calls (0 failed), 1 prompts"));
+  assert.ok(await until(() => ends().length === 1), "the session was folded after the process exited");
+  assert.ok(Date.now() - started < 30000);
+  assert.ok(await until(() => !existsSync(sessions)), "nothing of the session is left behind");
 });
