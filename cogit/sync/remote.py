@@ -108,7 +108,10 @@ def pick_remote(home: Home, name: str | None) -> tuple[str, str]:
         if name is None:
             from cogit.store.write import main_config
 
-            name = str((main_config(repo).get("sync") or {}).get("remote") or "") or None
+            from cogit import machine_settings
+
+            # Where memory goes is this machine's decision (machine_settings.py), not config.yaml's.
+            name = str((machine_settings.effective(home, main_config(repo)).get("sync") or {}).get("remote") or "") or None
     finally:
         repo.close()
     if name is None:
@@ -132,7 +135,10 @@ def transport_setting(home: Home | None) -> str:
         return os.environ.get("COGIT_SYNC_TRANSPORT") or "auto"
     repo = open_existing(home)
     try:
-        return str((main_config(repo).get("sync") or {}).get("transport") or "auto")
+        from cogit import machine_settings
+
+        # Which program talks to the remote is this machine's decision (machine_settings.py).
+        return str((machine_settings.effective(home, main_config(repo)).get("sync") or {}).get("transport") or "auto")
     finally:
         repo.close()
 
