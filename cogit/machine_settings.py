@@ -319,23 +319,42 @@ def pending(home, config) -> list[dict]:
     import shlex
 
     local = local_values(home, config)
+    declined = _declined(home)
     out = []
     for key in LOCAL_KEYS:
         synced = lookup(config, key, _MISSING)
-        if synced is _MISSING:
-            continue
+        if synced is _MISSING or synced == default_value(key):
+            continue  # config.yaml asks for nothing (this machine's own value, if any, stays)
         here = lookup(local, key, _MISSING)
         current = default_value(key) if here is _MISSING else here
-        if synced == current:
-            continue
         h = value_hash(synced)
+        if synced == current or declined.get(key) == h:
+            continue
         out.append({"key": key, "synced": synced, "here": current, "why": SETTINGS[key][1], "hash": h,
-                    "command": f"cogit confirm {shlex.quote(key)} --expect {h}"})
+                    "command": f"cogit confirm {shlex.quote(key)} --expect {h}",
+                    "decline": f"cogit confirm {shlex.quote(key)} --expect {h} --decline"})
     return out
 
 
-def confirm(home, key: str, expect: str | None = None) -> dict:
-    """Make config.yaml's value of `key` this machine's own (machine-settings.json)."""
+def _declined_path(home):
+    return home.runtime / "declined-settings.json"
+
+
+def _declined(home) -> dict:
+    """{key: fingerprint} of synced values a person here said no to (`cogit confirm --decline`):
+    they stop waiting; a different value waits again."""
+    import json
+
+    try:
+        doc = json.loads(_declined_path(home).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in doc.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(doc, dict) else {}
+
+
+def confirm(home, key: str, expect: str | None = None, decline: bool = False) -> dict:
+    """Make config.yaml's value of `key` this machine's own (machine-settings.json); with
+    `decline`, keep this machine's value and stop listing that synced value as waiting."""
     from cogit.errors import UsageError
     from cogit.store.memory import open_existing
     from cogit.store.write import main_config
@@ -358,6 +377,15 @@ def confirm(home, key: str, expect: str | None = None) -> dict:
     if expect is not None and expect != p["hash"]:
         raise UsageError(f"{key} in config.yaml changed since you looked (now {show(p['synced'])}, fingerprint {p['hash']})",
                          hint=f"Look again (`cogit doctor`), then: {p['command']}")
+    if decline:
+        import json
+
+        from cogit.store import repo as git
+
+        declined = dict(_declined(home), **{key: p["hash"]})
+        home.runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+        git.write_atomic(_declined_path(home), json.dumps(declined, sort_keys=True).encode("utf-8"), durable=True)
+        return {"key": key, "value": p["here"], "declined": p["synced"], "file": str(_declined_path(home))}
     doc = load(home)
     _put(doc, key, p["synced"])
     save(home, doc)

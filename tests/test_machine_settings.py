@@ -308,3 +308,26 @@ def test_the_builtin_reflectors_insights_go_straight_in(initialized):
     assert [(r["kind"], r["model"]) for r in stored] == [("pattern", "cogit-builtin")]
     assert [r["id"] for r in stored] == report["reflections"]
     assert all(p["section"] != "reflections" for p in c.json("review"))
+
+
+def test_declining_keeps_this_machines_value_until_config_yaml_asks_for_another(initialized):
+    c = initialized
+    path = c.home / "memory" / "config.yaml"
+    path.write_text(path.read_text().replace("  min_interactions: 10", "  min_interactions: 2"))
+    c.run("commit")
+    (p,) = c.json("confirm")
+    c.run(*p["decline"].split()[1:])
+    assert c.json("confirm") == []
+    assert not (c.home / "machine-settings.json").exists()  # this machine keeps the default
+    findings = json.loads(c.run("doctor", "--json", "--offline", check=False).out)
+    assert [f["status"] for f in findings if f["name"] == "settings"] == ["ok"]
+    path.write_text(path.read_text().replace("  min_interactions: 2", "  min_interactions: 5"))
+    c.run("commit")
+    (again,) = c.json("confirm")
+    assert again["synced"] == 5 and again["here"] == 10
+    c.run(*again["command"].split()[1:])
+    # config.yaml back at the default asks for nothing: this machine's own value stays, nothing waits
+    path.write_text(path.read_text().replace("  min_interactions: 5", "  min_interactions: 10"))
+    c.run("commit")
+    assert c.json("confirm") == []
+    assert json.loads((c.home / "machine-settings.json").read_text()) == {"reflect": {"min_interactions": 5}}

@@ -15,6 +15,7 @@ def check_waiting_settings(home, config) -> list[Finding]:
         return [Finding("settings", "ok", "every setting that acts here is this machine's own "
                         f"({machine_settings.FILE}); none waits for confirmation")]
     return [Finding("settings", "warn", f"{machine_settings.describe(p)}: not in effect, it waits for your confirmation",
-                    f"If you set it, or trust it: {p['command']}. If not, leave it (nothing runs) or remove it from "
-                    "config.yaml (`cogit edit config`).", extra={"key": p["key"], "command": p["command"]})
+                    f"If you set it, or trust it: {p['command']}. If not: {p['decline']} (this machine keeps "
+                    "its value; nothing of it runs meanwhile).", extra={"key": p["key"], "command": p["command"],
+                                                                        "decline": p["decline"]})
             for p in waiting]

@@ -13,8 +13,8 @@ from cogit.store.provenance import Provenance
 
 @cli.command()
 @click.option("--dry-run", is_flag=True, help="Ask and validate, print the answer, commit nothing.")
-@click.option("--endpoint", metavar="URL", help="OpenAI-compatible base URL (default: config reflect.endpoint).")
-@click.option("--model", metavar="NAME", help="Model name at the endpoint (default: config reflect.model).")
+@click.option("--endpoint", metavar="URL", help="OpenAI-compatible base URL (default: this machine's reflect.endpoint).")
+@click.option("--model", metavar="NAME", help="Model name at the endpoint (default: this machine's reflect.model).")
 @click.option("--command", "command", metavar="CMD", help="A command: prompt on stdin, JSON or YAML on stdout.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @project_option

@@ -7,7 +7,7 @@ Both live in reflections.yaml (versioned and synced like every state file):
 
 `add_proposals` is the one way anything proposes memory: a proposal whose normalized text
 has a tombstone is dropped (the tombstone counts it and the commit names it); a proposal
-from a source in config `review.auto_accept` (default: `agent`, an agent recording
+from a source in this machine's `review.auto_accept` (machine_settings.py; default: `agent`, an agent recording
 something through a tool, like "remember this") is applied at once; any other (a model's
 reflection) waits in `proposals` for `cogit accept` or `cogit reject`.
 """

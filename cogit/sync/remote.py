@@ -121,7 +121,7 @@ def pick_remote(home: Home, name: str | None) -> tuple[str, str]:
             raise UsageError("no remote to sync with",
                              hint="Add one: `cogit remote add origin URL` (any git URL: path, ssh, http(s), git://).")
         raise UsageError(f"several remotes ({', '.join(found)}) and none chosen",
-                         hint="Name one (`cogit sync NAME`) or set sync.remote in config.yaml.")
+                         hint="Name one (`cogit sync NAME`) or set sync.remote in $COGIT_HOME/machine-settings.json.")
     if name not in found:
         raise UsageError(f"no remote named {name!r}", hint="`cogit remote list` lists them; `cogit remote add NAME URL` adds one.")
     return name, found[name]
