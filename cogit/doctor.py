@@ -41,7 +41,9 @@ def doctor(home: Home, claude_project: str | None = None, fix: bool = False, off
 def check_repository(home: Home, fix: bool, offline: bool) -> list[Finding]:
     """Everything that needs the memory repository open, in the order a person reads them."""
     from cogit.checks.network import check_endpoint, check_remotes
+    from cogit import machine_settings
     from cogit.checks.repository import check_fsck, check_hand_edits, check_size, check_staleness, check_state_files
+    from cogit.checks.settings import check_waiting_settings
     from cogit.store import repo as git
     from cogit.store.state import default_doc
 
@@ -65,7 +67,9 @@ def check_repository(home: Home, fix: bool, offline: bool) -> list[Finding]:
         findings += guarded("staleness", check_staleness, home, repo, config)
         findings += guarded("repository", check_size, home, config, fix, damaged)
         findings += guarded("remotes", check_remotes, repo, offline)
-        findings += guarded("endpoint", check_endpoint, config, offline)
+        findings += guarded("settings", check_waiting_settings, home, config)
+        # The endpoint doctor contacts is this machine's own, never one a synced config names.
+        findings += guarded("endpoint", lambda: check_endpoint(machine_settings.effective(home, config), offline))
     finally:
         repo.close()
     return findings

@@ -176,7 +176,7 @@ def tool_forget(view: View, item_id: str, session: str | None = None) -> dict:
 
     config = _config(view)
     if not ((config.get("mcp") or {}).get("allow_forget")):
-        raise CogitError("forgetting through MCP is off", hint="A person can run `cogit forget ID`, or set mcp.allow_forget: true in config.")
+        raise CogitError("forgetting through MCP is off", hint="A person can run `cogit forget ID`, or allow it on this machine: mcp.allow_forget: true in config.yaml, then `cogit confirm mcp.allow_forget`.")
     item_id = _text(item_id, "item id", 40)
     for branch in reversed(view.branches):
         if _find(view, branch, item_id):
@@ -241,7 +241,10 @@ def _provenance(view: View, branch: str, item_id: str, limit: int = 5) -> list[d
 def _config(view: View) -> dict:
     from cogit.store import memory
 
-    return memory.read(view.home)[1].get("config") or {}
+    from cogit import machine_settings
+
+    # mcp.allow_forget and review.auto_accept grant the agent trust: this machine's own values.
+    return machine_settings.effective(view.home, memory.read(view.home)[1].get("config") or {})
 
 
 def _auto_accepts(view: View) -> bool:

@@ -90,6 +90,14 @@ class Cogit:
     def git(self, *args) -> str:
         return git(self.home / "memory", *args)
 
+    def confirm_waiting(self) -> list[str]:
+        """What a person does after setting, in config.yaml, a setting that acts (reflect.command,
+        sync.auto, ...): run each `cogit confirm` command that waits. Returns the keys."""
+        waiting = self.json("confirm")
+        for p in waiting:
+            self.run(*p["command"].split()[1:])
+        return [p["key"] for p in waiting]
+
     def assert_healthy(self) -> None:
         """The invariants after every command: fsck clean, tree clean, trailers there."""
         self.git("fsck", "--strict")

@@ -25,6 +25,7 @@ def test_auto_sync_pulls_at_session_start_and_pushes_after_the_end(machines, bar
     a, b = machines
     a.run("init")
     hand_edit_config(a, "  auto: false", "  auto: true")
+    assert a.confirm_waiting() == ["sync.auto"]
     a.run("remote", "add", "origin", bare_repo)
     a.run("push")
     b.run("clone", bare_repo)
@@ -50,6 +51,7 @@ def test_auto_sync_hooks_never_wait_on_a_silent_remote(machines):
     a, _ = machines
     a.run("init")
     hand_edit_config(a, "  auto: false", "  auto: true")
+    assert a.confirm_waiting() == ["sync.auto"]
     with silent_server() as s:
         a.run("remote", "add", "origin", f"git://127.0.0.1:{s.getsockname()[1]}/m.git")
         sid = "9a8b7c6d-0000-4000-8000-000000000002"

@@ -269,6 +269,8 @@ def test_the_reflection_endpoint_alive_dead_and_offline(initialized):
         cfg = c.home / "memory" / "config.yaml"
         cfg.write_text(cfg.read_text().replace("  endpoint: null", f"  endpoint: http://127.0.0.1:{server.server_address[1]}/v1", 1))
         set_config(c)
+        assert statuses(doctor(c)[1], "endpoint") == {"ok"} and "no reflection endpoint" in only(doctor(c)[1], "endpoint", "ok")["detail"]
+        c.confirm_waiting()  # the endpoint is this machine's decision: not contacted until confirmed
         assert "smollm2-135m" in only(assert_all_ok(c), "endpoint", "ok")["detail"]
     finally:
         server.shutdown()
@@ -276,6 +278,7 @@ def test_the_reflection_endpoint_alive_dead_and_offline(initialized):
     cfg = c.home / "memory" / "config.yaml"
     cfg.write_text(cfg.read_text().replace(f":{server.server_address[1]}/", f":{dead_port()}/"))
     c.run("commit")
+    c.confirm_waiting()
     rc, findings = doctor(c)
     assert rc == 0 and "unreachable" in only(findings, "endpoint", "warn")["detail"]
     rc, findings = doctor(c, "--offline")

@@ -125,6 +125,8 @@ def test_forget_only_when_config_allows_it(initialized, tmp_path):
     config = (c.home / "memory" / "config.yaml").read_text()
     (c.home / "memory" / "config.yaml").write_text(config.replace("allow_forget: false", "allow_forget: true"))
     c.run("commit", "-m", "Let the agent forget")
+    assert session(c, tmp_path, steps).is_error  # a permission: only this machine grants it
+    assert c.confirm_waiting() == ["mcp.allow_forget"]
     out = payload(session(c, tmp_path, steps))
     assert out["status"] == "forgotten"
     assert c.json("show", "avoidances")["avoidances"] == []
@@ -271,6 +273,7 @@ def test_remember_waits_for_review_when_config_wants_agent_proposals_approved(in
     assert "auto_accept: [agent]" in config or "- agent" in config, config
     (c.home / "memory" / "config.yaml").write_text(config.replace("auto_accept: [agent]", "auto_accept: []").replace("  - agent\n", ""))
     c.run("commit", "-m", "Agent proposals need approval")
+    assert c.confirm_waiting() == ["review.auto_accept"]
 
     async def steps(client):
         return payload(await client.call_tool("remember", {"kind": "avoidance", "text": "Never run the migrations on prod by hand"}))

@@ -126,6 +126,7 @@ def set_config(c, **reflect):
         text = "\n".join(lines) + "\n"
     path.write_text(text)
     c.run("commit", "-m", "reflect settings")
+    c.confirm_waiting()  # they act: a person confirms them on this machine
 
 
 def trailers(c, rev="HEAD") -> dict:
@@ -154,7 +155,8 @@ def script(tmp_path, name: str, body: str) -> str:
 def test_a_valid_answer_is_one_commit_and_proposals_wait_for_review(initialized, model):
     c = initialized
     out = c.run("reflect", "--endpoint", model.url("valid"), "--model", "qwen-local")
-    assert "3 insight(s) stored; 5 proposal(s) wait for review" in out.out
+    # a model's insights steer the agent: they wait for review like its other proposals
+    assert "0 insight(s) stored; 8 proposal(s) wait for review" in out.out
     t = trailers(c)
     assert t["Cogit-Event"] == "reflection" and t["Cogit-Source"] == "reflection"
     assert t["Cogit-Model"] == "qwen-local" and len(t["Cogit-Prompt-Hash"]) == 16
@@ -165,16 +167,23 @@ def test_a_valid_answer_is_one_commit_and_proposals_wait_for_review(initialized,
     assert req["body"]["response_format"]["type"] == "json_schema"
     assert "insights" in req["body"]["response_format"]["json_schema"]["schema"]["properties"]
     assert "## Tool statistics" in req["body"]["messages"][-1]["content"]
-    reflections = c.json("show", "reflections")["reflections"]
-    assert {(r["kind"], r["text"]) for r in reflections} == {
-        ("insight", VALID["insights"][0]), ("pattern", VALID["patterns"][0]), ("question", VALID["questions"][0])}
+    assert c.json("show", "reflections")["reflections"] == []
     # proposals are not memory yet: they wait
     assert c.json("show", "heuristics")["heuristics"] == []
     waiting = c.json("review")
-    assert {p["section"] for p in waiting} == {"heuristics", "learnings", "avoidances", "rules", "focus"}
+    assert {p["section"] for p in waiting} == {"heuristics", "learnings", "avoidances", "rules", "focus", "reflections"}
+    assert {(p["kind"], p["text"]) for p in waiting if p["section"] == "reflections"} == {
+        ("insight", VALID["insights"][0]), ("pattern", VALID["patterns"][0]), ("question", VALID["questions"][0])}
     assert all(p["source"] == "reflection" for p in waiting)
-    assert "proposals waiting for review: 5 (run `cogit review`)" in c.run("status").out
-    # the insight (not the question) reaches the digest
+    assert "proposals waiting for review: 8 (run `cogit review`)" in c.run("status").out
+    digest = json.loads((c.home / "runtime" / "digest" / "main.json").read_text())["text"]
+    assert VALID["insights"][0] not in digest
+    # accepted by a person, the insight (not the question) reaches the digest
+    c.run("accept", *[p["id"] for p in waiting if p["section"] == "reflections"])
+    reflections = c.json("show", "reflections")["reflections"]
+    assert {(r["kind"], r["text"], r["model"]) for r in reflections} == {
+        ("insight", VALID["insights"][0], "qwen-local"), ("pattern", VALID["patterns"][0], "qwen-local"),
+        ("question", VALID["questions"][0], "qwen-local")}
     digest = json.loads((c.home / "runtime" / "digest" / "main.json").read_text())["text"]
     assert VALID["insights"][0] in digest and VALID["questions"][0] not in digest
     c.assert_healthy()
@@ -269,12 +278,12 @@ def test_accept_and_reject_through_the_cli(initialized, model):
     assert state["learnings"][0]["category"] == "pattern"
     assert state["rules"][0]["detector"] == "error_loop"
     assert state["focus"]["current"] == VALID["focus"]
-    assert [p["id"] for p in c.json("review")] == [by_section["avoidances"]]
+    assert [p["id"] for p in c.json("review") if p["section"] != "reflections"] == [by_section["avoidances"]]
     # an id that is not waiting: exit 1, nothing changes
     before = head(c)
     out = c.run("accept", by_section["heuristics"], check=False)
     assert out.returncode == 1 and "no pending proposal" in out.err and head(c) == before
-    c.run("reject", by_section["avoidances"])
+    c.run("reject", *[p["id"] for p in c.json("review")])
     assert c.run("review").out.startswith("Nothing waits")
     c.assert_healthy()
 
@@ -336,8 +345,9 @@ def test_a_command_reflector_answering_yaml(initialized, tmp_path):
         "print('insights:\\n  - From a command, in YAML\\nheuristics:\\n  - Keep commits small\\n')\n"))
     c.run("reflect", "--command", cmd)
     assert trailers(c)["Cogit-Model"].startswith("command ")
-    assert [r["text"] for r in c.json("show", "reflections")["reflections"]] == ["From a command, in YAML"]
-    assert [p["text"] for p in c.json("review")] == ["Keep commits small"]
+    assert c.json("show", "reflections")["reflections"] == []  # a command's insights wait for review too
+    assert [(p["section"], p["text"]) for p in c.json("review")] == [("reflections", "From a command, in YAML"),
+                                                                     ("heuristics", "Keep commits small")]
 
 
 @pytest.mark.parametrize("command, words", [
@@ -365,22 +375,29 @@ def test_a_command_that_hangs_or_floods_is_stopped(initialized, tmp_path):
     assert out.returncode == 1 and "more than 262,144 bytes" in out.err
 
 
-def test_a_command_that_arrived_by_sync_does_not_run_until_run_by_hand(initialized, tmp_path):
+def test_a_command_in_config_yaml_does_not_run_until_confirmed_here(initialized, tmp_path):
+    """Whoever committed it: a commit that copies this machine's own committer identity (printed
+    in every commit it pushes) is no proof, so config.yaml's command waits for `cogit confirm`."""
     c = initialized
     marker = tmp_path / "ran"
     cmd = script(tmp_path, "r.py", f"import json, pathlib\npathlib.Path({str(marker)!r}).write_text('x')\n"
                                    "print(json.dumps({'insights': ['ran']}))\n")
     path = c.home / "memory" / "config.yaml"
     path.write_text(path.read_text().replace("  command: null", f"  command: {json.dumps(cmd)}"))
-    # a commit made elsewhere (another machine's committer), as a pull brings it
-    c.git("-c", "user.name=other", "-c", "user.email=o@x", "commit", "-q", "-am", "config from elsewhere",
+    name, email = c.git("log", "-1", "--format=%cn%n%ce").split()
+    c.git("-c", f"user.name={name}", "-c", f"user.email={email}", "commit", "-q", "-am", "config",
           "--author", "Other <o@x>")
-    out = c.run("reflect", check=False)
-    assert out.returncode == 1 and "was not set on this machine" in out.err and "cogit reflect --command" in out.err
-    assert not marker.exists()
-    c.run("reflect", "--command", cmd)  # run by hand once: trusted here
+    out = c.run("reflect")
+    assert "reflect.command in config.yaml waits for your confirmation (cogit confirm reflect.command --expect " in out.err
+    assert "Reflector: builtin" in out.out and not marker.exists()
+    c.run("reflect", "--command", cmd)  # run by hand: this once
     assert marker.exists()
     marker.unlink()
+    c.run("reflect")
+    assert not marker.exists()  # a run by hand trusts nothing for later
+    (waiting,) = c.json("confirm")
+    assert waiting["key"] == "reflect.command" and waiting["synced"] == cmd and waiting["here"] is None
+    c.run(*waiting["command"].split()[1:])
     c.run("reflect")
     assert marker.exists()
 
@@ -390,4 +407,4 @@ def test_a_command_set_on_this_machine_runs(initialized, tmp_path):
     cmd = script(tmp_path, "r.py", "import json\nprint(json.dumps({'insights': ['set here']}))\n")
     set_config(c, command=cmd)
     c.run("reflect")
-    assert [r["text"] for r in c.json("show", "reflections")["reflections"]] == ["set here"]
+    assert [p["text"] for p in c.json("review")] == ["set here"]

@@ -164,6 +164,7 @@ def _set(c, text_from: str, text_to: str):
     assert text_from in text
     path.write_text(text.replace(text_from, text_to))
     c.run("commit", "-m", "settings")
+    c.confirm_waiting()  # reflect.* acts: a person confirms it on this machine
 
 
 def test_reflection_runs_after_a_session_ends_when_due(initialized, tmp_path):
@@ -185,7 +186,8 @@ def test_reflection_runs_after_a_session_ends_when_due(initialized, tmp_path):
     _session(c, SID + "b", 2)
     assert _wait(lambda: "Cogit-Trigger: auto" in c.git("log", "-1", "--format=%B")), (c.home / "runtime" / "logs").iterdir()
     msg = c.git("log", "-1", "--format=%B")
-    assert "Cogit-Source: reflection" in msg and "auto reflection 1" in msg
+    assert "Cogit-Source: reflection" in msg
+    assert [p["text"] for p in c.json("review")] == ["auto reflection 1"]  # a command's insight waits for review
     assert not (c.home / "runtime" / "logs" / "reflect.log").exists()  # only failures are logged
     marker = json.loads((c.home / "runtime" / "reflect.json").read_text())
     assert marker["meaningful"] == 4

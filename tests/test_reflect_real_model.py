@@ -61,6 +61,7 @@ def test_a_real_local_model_is_asked_and_its_answer_validated(initialized):
         config = c.home / "memory" / "config.yaml"
         config.write_text(config.read_text().replace("  timeout_s: 60", "  timeout_s: 600"))
         c.run("commit")
+        assert c.confirm_waiting() == ["reflect.timeout_s"]  # it acts: confirmed on this machine
         before = c.git("rev-parse", "HEAD")
         out = c.run("reflect", "--endpoint", f"http://127.0.0.1:{port}/v1", "--model", "smollm2-135m", check=False, timeout=700)
         assert "request smollm2-135m response_format=json_schema" in log.read_text()  # a real model was asked

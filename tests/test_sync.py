@@ -402,9 +402,11 @@ def test_auto_picks_git_on_path_and_dulwich_without(machines, bare_repo, tmp_pat
     assert "Transport: dulwich." in a.run("sync", env={"PATH": str(no_git)}).out
     assert "Transport: git." in a.run("sync").out
     hand_edit_config(a, "transport: auto", "transport: git")
+    a.confirm_waiting()
     proc = a.run("sync", check=False, env={"PATH": str(no_git)})
     assert proc.returncode == 1 and "no git" in proc.err and "sync.transport" in proc.err, proc.err
     hand_edit_config(a, "transport: git", "transport: dulwich")
+    a.confirm_waiting()
     assert a.json("sync")["transport"] == "dulwich"
 
 

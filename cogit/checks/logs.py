@@ -22,7 +22,7 @@ LOGS = (
     ("crash.log", "crash-log", "fail", "crash(es) of cogit (a bug)",
      "Please report it with the entry from {path} (versions and traceback); `cogit doctor` again shows only new ones."),
     ("reflect.log", "reflect-log", "warn", "failed reflection(s)",
-     "Check `reflect.endpoint` / `reflect.model` in config.yaml (or run `cogit reflect` to see the error)."),
+     "Check `reflect.endpoint` / `reflect.model` in this machine's machine-settings.json (or run `cogit reflect` to see the error)."),
 )
 
 

@@ -47,7 +47,7 @@ def check_endpoint(config, offline: bool) -> list[Finding]:
 
     url = endpoint.rstrip("/") + "/models"
     hint = ("Start the model server (LM Studio, Ollama, llama.cpp's server...) or fix `reflect.endpoint` in "
-            "config.yaml; until then reflection fails (see reflect-log).")
+            "this machine's machine-settings.json; until then reflection fails (see reflect-log).")
     if not url.startswith(("http://", "https://")):
         return [Finding("endpoint", "warn", f"reflect.endpoint {endpoint!r} is not an http(s) URL", hint)]
     try:

@@ -30,6 +30,7 @@ COMMANDS = {
     "add": ("state", "Add a learning, heuristic, avoidance or rule (one commit)."),
     "clone": ("sync", "Set up memory on a new machine from a remote (any git URL)."),
     "commit": ("state", "Validate and commit hand edits made in the memory repository's files."),
+    "confirm": ("settings", "Make a synced setting that acts (reflect.command, sync.auto, ...) take effect on this machine."),
     "conflicts": ("sync", "Fields both machines changed: which value a merge kept, and the other one."),
     "demo": ("demo", "Replay a recorded agent session through the real hooks into a throwaway memory."),
     "diff": ("history", "What changed: the last commit (no REV), since REV, or from REV to REV."),

@@ -13,8 +13,8 @@ from cogit.store.provenance import Provenance
 
 @cli.command()
 @click.option("--dry-run", is_flag=True, help="Ask and validate, print the answer, commit nothing.")
-@click.option("--endpoint", metavar="URL", help="OpenAI-compatible base URL (default: config reflect.endpoint).")
-@click.option("--model", metavar="NAME", help="Model name at the endpoint (default: config reflect.model).")
+@click.option("--endpoint", metavar="URL", help="OpenAI-compatible base URL (default: this machine's reflect.endpoint).")
+@click.option("--model", metavar="NAME", help="Model name at the endpoint (default: this machine's reflect.model).")
 @click.option("--command", "command", metavar="CMD", help="A command: prompt on stdin, JSON or YAML on stdout.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @project_option
@@ -23,16 +23,20 @@ def reflect(obj, dry_run: bool, endpoint: str | None, model: str | None, command
             project: str | None) -> None:
     """Step back and learn from the pattern of many sessions (one commit).
 
-    Uses a local model (config reflect.endpoint / --endpoint), a command
-    (reflect.command / --command), else the built-in analysis. Insights go to
-    reflections; proposed heuristics, learnings, avoidances, rules and focus wait
-    for `cogit review`.
+    Uses a local model (reflect.endpoint / --endpoint), a command (reflect.command /
+    --command), else the built-in analysis; the settings are this machine's own
+    (machine-settings.json; a synced value waits for `cogit confirm`). The built-in
+    analysis's insights go to reflections; a model's insights, and every proposed
+    heuristic, learning, avoidance, rule and focus, wait for `cogit review`.
     """
     from cogit.learn.reflect import reflect as run
 
     scope = scope_of(obj, project, must_exist=True)
     report = run(obj.home, endpoint=endpoint, model=model, command=command, dry_run=dry_run,
                  branch=scope.branch, project=scope.name)
+    for p in report.get("waiting_settings") or []:
+        if p["key"].startswith("reflect."):  # said on stderr: the report on stdout stays as it was
+            click.echo(f"Not in effect here: {p['key']} in config.yaml waits for your confirmation ({p['command']})", err=True)
     if as_json:
         emit_json(report)
         return

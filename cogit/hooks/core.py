@@ -50,10 +50,16 @@ def read_digest(home_root: str, branch: str) -> dict | None:
 
 
 def settings(home_root: str) -> dict:
-    """Hook settings from the compiled digest of main (JSON; no YAML on this path)."""
+    """Hook settings from the compiled digest of main (JSON; no YAML on this path), and
+    the settings that act (`sync.auto`, `sync.pull_timeout_s`) from this machine's own
+    file alone: a synced config.yaml never decides them (cogit/machine_settings.py)."""
     if home_root not in _SETTINGS:
+        from cogit.machine_settings import hook_read
+
         digest = read_digest(home_root, "main") or {}
-        _SETTINGS[home_root] = digest.get("settings") or {}
+        cfg = dict(digest.get("settings") or {})
+        cfg["sync"] = dict(hook_read(home_root).get("sync") or {})
+        _SETTINGS[home_root] = cfg
     return _SETTINGS[home_root]
 
 

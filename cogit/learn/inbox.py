@@ -7,7 +7,7 @@ Both live in reflections.yaml (versioned and synced like every state file):
 
 `add_proposals` is the one way anything proposes memory: a proposal whose normalized text
 has a tombstone is dropped (the tombstone counts it and the commit names it); a proposal
-from a source in config `review.auto_accept` (default: `agent`, an agent recording
+from a source in this machine's `review.auto_accept` (machine_settings.py; default: `agent`, an agent recording
 something through a tool, like "remember this") is applied at once; any other (a model's
 reflection) waits in `proposals` for `cogit accept` or `cogit reject`.
 """
@@ -22,7 +22,9 @@ from cogit.store import repo as git
 from cogit.store.state import new_id, now_iso
 from cogit.store.write import Change, State, transact
 
-PROPOSAL_SECTIONS = ("heuristics", "learnings", "avoidances", "rules", "focus")
+# reflections: the insights, patterns and questions of a model (a command or an endpoint)
+PROPOSAL_SECTIONS = ("heuristics", "learnings", "avoidances", "rules", "focus", "reflections")
+KINDS = ("insight", "pattern", "question")
 DEFAULT_AUTO_ACCEPT = ("agent",)
 MAX_PENDING = 100  # the inbox holds at most this many; more is dropped (and named) until a person reviews
 MAX_TOMBSTONES = 500  # the oldest go first (history keeps them)
@@ -128,6 +130,11 @@ def _check(proposal, config) -> tuple[dict | None, str | None]:
         out["category"] = category
         if isinstance(proposal.get("context"), str) and proposal["context"].strip():
             out["context"] = proposal["context"].strip()[:MAX_TEXT]
+    if section == "reflections":
+        kind = proposal.get("kind") or "insight"
+        if kind not in KINDS:
+            return None, f"unknown kind {kind!r}"
+        out["kind"] = kind
     if section == "rules":
         from cogit.learn import detectors
 
@@ -206,6 +213,10 @@ def _materialize(state: State, proposal: dict) -> str:
     if section == "heuristics":
         item["use_count"] = 0
         item["last_used"] = None
+    if section == "reflections":
+        item["kind"] = proposal.get("kind") or "insight"
+        if proposal.get("model"):
+            item["model"] = str(proposal["model"])[:200]
     item.update(source=source, created_at=now, updated_at=now)
     state[section]["items"].append(item)
     return item["id"]
@@ -232,6 +243,8 @@ def propose(home, proposals: list, prov, branch: str = git.MAIN) -> dict:
     holder: dict = {}
 
     def apply(state: State) -> Change | None:
+        from cogit import machine_settings
+
         config = state.get("config")
         if branch != git.MAIN:  # settings rule from main
             repo = git.open_repo(home.memory)
@@ -239,6 +252,7 @@ def propose(home, proposals: list, prov, branch: str = git.MAIN) -> dict:
                 config = main_config(repo)
             finally:
                 repo.close()
+        config = machine_settings.effective(home, config)  # review.auto_accept is this machine's own
         result = add_proposals(state, proposals, prov.source, config)
         holder.update(result)
         if not (result["pending"] or result["accepted"] or result["dropped"]):

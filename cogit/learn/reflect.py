@@ -101,72 +101,6 @@ def log(home: Home, text: str) -> None:
         pass  # a log that cannot be written must not turn a failure into a crash
 
 
-# --------------------------------------------------------------------------- trust of a command
-
-
-def trusted_file(home: Home):
-    return home.runtime / "reflect-trusted.json"
-
-
-def trust(home: Home, command: str) -> None:
-    """A command a person ran by hand (`cogit reflect --command`) may run automatically here."""
-    path = trusted_file(home)
-    try:
-        known = json.loads(path.read_text("utf-8"))
-        known = [c for c in known if isinstance(c, str)] if isinstance(known, list) else []
-    except (OSError, ValueError):
-        known = []
-    if command not in known:
-        known = (known + [command])[-20:]
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        git.write_atomic(path, json.dumps(known).encode("utf-8"), durable=True)
-
-
-def command_set_here(home: Home, repo, command: str) -> tuple[bool, str | None]:
-    """Whether `reflect.command` got its value on this machine.
-
-    config.yaml travels with sync: a command another machine (or a hostile remote) put
-    there is code this machine would run. So the commit that last changed the value, on
-    main's first-parent line, must be a local non-merge commit by this machine's
-    committer; else the command runs only once a person here ran it by hand
-    (`cogit reflect --command`, remembered in runtime/reflect-trusted.json)."""
-    try:
-        known = json.loads(trusted_file(home).read_text("utf-8"))
-        if isinstance(known, list) and command in known:
-            return True, None
-    except (OSError, ValueError):
-        pass
-    from cogit.store import schema
-
-    me = git.machine_committer(repo)
-    cache: dict[str, object] = {}
-
-    def value_at(sha: str | None):
-        if sha is None:
-            return None
-        blob_id = git.blob_ids(repo, sha).get("config.yaml")
-        if blob_id is None:
-            return None
-        if blob_id not in cache:
-            try:
-                doc = schema.parse("config", git.blob(repo, blob_id), "config.yaml")
-                cache[blob_id] = ((doc or {}).get("reflect") or {}).get("command")
-            except CogitError:
-                cache[blob_id] = None
-        return cache[blob_id]
-
-    sha = git.head(repo, git.MAIN)
-    for _ in range(HISTORY_WALK):
-        if sha is None:
-            break
-        commit = repo[sha.encode()]
-        parent = commit.parents[0].decode() if commit.parents else None
-        if value_at(sha) != value_at(parent):
-            return (len(commit.parents) <= 1 and commit.committer == me), sha
-        sha = parent
-    return False, None
-
-
 # --------------------------------------------------------------------------- choosing
 
 
@@ -178,23 +112,11 @@ def choose(home: Home, config, *, endpoint: str | None = None, model: str | None
     if command is not None:
         if not command.strip():
             raise UsageError("the command is empty", hint="Give a command that reads the prompt on stdin, e.g. --command 'llm -m mymodel'.")
-        if by_hand:
-            trust(home, command)
         return Reflector("command", command=command, timeout=s["timeout_s"])
     if endpoint is not None:
         _check_url(endpoint)
         return Reflector("endpoint", endpoint=endpoint, model=model or s["model"], timeout=s["timeout_s"])
-    if s["command"]:
-        repo = git.open_repo(home.memory)
-        try:
-            ok, sha = command_set_here(home, repo, s["command"])
-        finally:
-            repo.close()
-        if not ok:
-            raise ReflectionFailed(
-                f"reflect.command in config.yaml ({s['command'][:80]!r}) was not set on this machine"
-                + (f" (commit {sha[:10]})" if sha else "") + "; cogit does not run a command that arrived by sync",
-                hint=f"Run it once by hand to trust it here: cogit reflect --command {shlex.quote(s['command'])}")
+    if s["command"]:  # `config` is the effective one: this machine's own value (machine_settings.py)
         return Reflector("command", command=s["command"], timeout=s["timeout_s"])
     if s["endpoint"]:
         _check_url(s["endpoint"])
@@ -576,7 +498,13 @@ def gather(home: Home, branch: str = git.MAIN) -> dict:
             if pivot.parents:
                 past_tools = yamlio.plain(dict(load_state(repo, pivot.parents[0]))).get("tools")
         evidence = ledger.read(repo, branch)
-        return {"state": state, "config": main_state.get("config"), "sessions": sessions,
+        from cogit import machine_settings
+
+        # The settings in effect here: the reflector, its triggers and review.auto_accept are
+        # this machine's own, never what a synced config.yaml says (machine_settings.py).
+        config = machine_settings.effective(home, main_state.get("config"))
+        return {"state": state, "config": config, "waiting": machine_settings.pending(home, main_state.get("config")),
+                "sessions": sessions,
                 "past_tools": past_tools, "evidence": evidence, "tools_state": main_state}
     finally:
         repo.close()
@@ -616,7 +544,7 @@ def reflect(home: Home, *, endpoint: str | None = None, model: str | None = None
         raise
     report = {"reflector": reflector.kind, "model": reflector.name, "prompt_hash": phash, "answer": answer,
               "seconds": round(time.monotonic() - started, 3), "commit": None, "pending": [], "accepted": [],
-              "dropped": [], "reflections": [], "dry_run": dry_run}
+              "dropped": [], "reflections": [], "dry_run": dry_run, "waiting_settings": data["waiting"]}
     if dry_run:
         report["prompt"] = prompt
         return report
@@ -628,8 +556,14 @@ def reflect(home: Home, *, endpoint: str | None = None, model: str | None = None
         have = {inbox.normalize(i.get("text", "")) for i in doc.get("items") or []}
         now = now_iso()
         added = []
+        # A model's insights steer the agent (the digest shows them): from a command or an
+        # endpoint they wait in the review inbox like its other proposals, unless this
+        # machine's own review.auto_accept trusts reflection. The built-in analysis is
+        # cogit's own deterministic reading of memory: its insights go straight in.
+        reviewed = [] if reflector.kind == "builtin" else [
+            {"section": "reflections", "text": text, "kind": kind} for key, kind in KINDS for text in answer.get(key) or []]
         for key, kind in KINDS:
-            for text in answer.get(key) or []:
+            for text in (answer.get(key) or []) if not reviewed else []:
                 norm = inbox.normalize(text)
                 if not norm or norm in have:
                     continue
@@ -641,7 +575,9 @@ def reflect(home: Home, *, endpoint: str | None = None, model: str | None = None
                         "source": "reflection", "model": reflector.name[:200], "created_at": now, "updated_at": now}
                 doc["items"].append(item)
                 added.append(item["id"])
-        result = inbox.add_proposals(state, proposals_of(answer, reflector.name), "reflection", config)
+        result = inbox.add_proposals(state, [dict(p, model=reflector.name) for p in reviewed]
+                                     + proposals_of(answer, reflector.name), "reflection", config)
+        added += [i for i in result["accepted"] if i.startswith("rf-")]
         report.update(pending=result["pending"], accepted=result["accepted"], reflections=added)
         report["dropped"] += result["dropped"]
         if not (added or result["pending"] or result["accepted"] or result["dropped"]):

@@ -42,7 +42,10 @@ def due(home: Home, state: dict, now: float | None = None) -> tuple[bool, str]:
     from cogit.learn.ledger import parse_time
 
     now = time.time() if now is None else now
-    s = engine.settings(state.get("config"))
+    from cogit import machine_settings
+
+    # When reflection runs is this machine's decision: its own file, never a synced config.yaml.
+    s = engine.settings(machine_settings.effective(home, state.get("config")))
     if not s["auto"]:
         return False, "reflect.auto is off"
     marker = _marker(home)

@@ -171,8 +171,12 @@ def fresh(scopes: list[tuple[str, dict]], config) -> dict:
 
 
 def hook_settings(config) -> dict:
-    """The part of config that the hooks read, as plain JSON."""
-    config = yamlio.plain(config or {})
+    """The part of config that the hooks read, as plain JSON: never a setting that acts
+    (`sync.auto`...): the hooks take those from this machine's own file alone
+    (cogit/machine_settings.py)."""
+    from cogit.machine_settings import without_local
+
+    config = without_local(yamlio.plain(config or {}))
     return {k: config.get(k, {}) for k in ("digest", "hooks", "learning", "senses", "sync", "projects", "caps", "redaction")}
 
 

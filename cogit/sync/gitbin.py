@@ -249,7 +249,7 @@ def _run(args: list[str], timeout: float, progress, url: str, action: str,
                                 start_new_session=True)
     except OSError as e:
         raise RemoteError(f"cannot {action} {t._redact(url)}: cannot run git: {e.strerror or e}",
-                          "install git or set sync.transport: dulwich in config.yaml") from e
+                          "install git or set sync.transport: dulwich in $COGIT_HOME/machine-settings.json") from e
     if stdin is not None:
         proc.stdin.write(stdin)
         proc.stdin.close()
@@ -308,7 +308,7 @@ def _local(args: list[str], timeout: float, stdin: bytes | None = None) -> subpr
                               timeout=max(timeout, 30.0))
     except (OSError, subprocess.TimeoutExpired) as e:
         raise RemoteError(f"cannot run git {args[3] if len(args) > 3 else ''}: {e}",
-                          "install git, or set sync.transport: dulwich in config.yaml") from e
+                          "install git, or set sync.transport: dulwich in $COGIT_HOME/machine-settings.json") from e
 
 
 def _gitdir(repo_path: Path) -> Path:

@@ -108,7 +108,10 @@ def pick_remote(home: Home, name: str | None) -> tuple[str, str]:
         if name is None:
             from cogit.store.write import main_config
 
-            name = str((main_config(repo).get("sync") or {}).get("remote") or "") or None
+            from cogit import machine_settings
+
+            # Where memory goes is this machine's decision (machine_settings.py), not config.yaml's.
+            name = str((machine_settings.effective(home, main_config(repo)).get("sync") or {}).get("remote") or "") or None
     finally:
         repo.close()
     if name is None:
@@ -118,7 +121,7 @@ def pick_remote(home: Home, name: str | None) -> tuple[str, str]:
             raise UsageError("no remote to sync with",
                              hint="Add one: `cogit remote add origin URL` (any git URL: path, ssh, http(s), git://).")
         raise UsageError(f"several remotes ({', '.join(found)}) and none chosen",
-                         hint="Name one (`cogit sync NAME`) or set sync.remote in config.yaml.")
+                         hint="Name one (`cogit sync NAME`) or set sync.remote in $COGIT_HOME/machine-settings.json.")
     if name not in found:
         raise UsageError(f"no remote named {name!r}", hint="`cogit remote list` lists them; `cogit remote add NAME URL` adds one.")
     return name, found[name]
@@ -132,7 +135,10 @@ def transport_setting(home: Home | None) -> str:
         return os.environ.get("COGIT_SYNC_TRANSPORT") or "auto"
     repo = open_existing(home)
     try:
-        return str((main_config(repo).get("sync") or {}).get("transport") or "auto")
+        from cogit import machine_settings
+
+        # Which program talks to the remote is this machine's decision (machine_settings.py).
+        return str((machine_settings.effective(home, main_config(repo)).get("sync") or {}).get("transport") or "auto")
     finally:
         repo.close()
 

@@ -73,14 +73,14 @@ def choose(setting: str | None = "auto") -> str:
 
     setting = (setting or "auto").strip().lower()
     if setting not in TRANSPORTS:
-        raise UsageError(f"unknown sync.transport {setting!r}", hint="Use auto, git or dulwich in config.yaml.")
+        raise UsageError(f"unknown sync.transport {setting!r}", hint="Use auto, git or dulwich in $COGIT_HOME/machine-settings.json (this machine's own settings).")
     if setting == "dulwich":
         return "dulwich"
     if gitbin.program() is not None:
         return "git"
     if setting == "git":
         raise RemoteError(f"sync.transport is git, but no git {'.'.join(map(str, gitbin.MIN_VERSION))} "
-                          "or newer is on PATH", "install git, or set sync.transport: auto in config.yaml")
+                          "or newer is on PATH", "install git, or set sync.transport: auto in $COGIT_HOME/machine-settings.json")
     return "dulwich"
 
 
