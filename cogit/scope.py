@@ -46,23 +46,25 @@ def find_toplevel(cwd: str) -> str | None:
 
 
 def origin_url(toplevel: str) -> str | None:
+    # The project folder is hostile: every file of it is read through projectfile (a
+    # regular file, no symlink, bounded), so a FIFO or a link to /dev/zero as .git/config
+    # cannot hang SessionStart or fill memory.
+    from cogit import projectfile
+
     git = os.path.join(toplevel, ".git")
     if os.path.isfile(git):  # a worktree or submodule: "gitdir: <path>"
-        try:
-            with open(git, encoding="utf-8") as f:
-                line = f.read().strip()
-            if line.startswith("gitdir:"):
-                git = os.path.normpath(os.path.join(toplevel, line[7:].strip()))
-                common = os.path.join(git, "commondir")
-                if os.path.exists(common):
-                    with open(common, encoding="utf-8") as f:
-                        git = os.path.normpath(os.path.join(git, f.read().strip()))
-        except OSError:
+        line = (projectfile.read_text(git, projectfile.POINTER) or "").strip()
+        if not line.startswith("gitdir:"):
             return None
-    try:
-        with open(os.path.join(git, "config"), encoding="utf-8", errors="replace") as f:
-            text = f.read()
-    except OSError:
+        git = os.path.normpath(os.path.join(toplevel, line[7:].strip()))
+        common = os.path.join(git, "commondir")
+        if os.path.exists(common):
+            pointer = projectfile.read_text(common, projectfile.POINTER)
+            if pointer is None:
+                return None
+            git = os.path.normpath(os.path.join(git, pointer.strip()))
+    text = projectfile.read_text(os.path.join(git, "config"), projectfile.CONFIG)
+    if text is None:
         return None
     section = None
     for raw in text.splitlines():
