@@ -152,3 +152,79 @@ def test_gemini_after_tool_with_a_hostile_file_in_the_repository(kind, name, ini
     out = json.loads(proc.stdout) if proc.stdout else {}
     text = json.dumps(out)
     assert "src/util.ts is imported by" in text, (text, hook_log(c))
+
+
+# --------------------------------------------------------------------------- the project's own `git`
+
+from gitservers import bare_repo, git, git_env  # noqa: E402,F401  (fixtures)
+
+
+def hostile_git(folder, marker):
+    """A `git` in the project's bin/ that leaves a mark, then behaves like git (so only the
+    mark tells that it ran)."""
+    real = subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True).stdout.strip()
+    path = folder / "bin" / "git"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\necho \"$@\" >> '{marker}'\nexec '{real}' \"$@\"\n")
+    path.chmod(0o755)
+    return path
+
+
+def _wait(check, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.parametrize("entry", ["absolute", "relative"])
+def test_the_trusted_git_is_never_the_projects(entry, tmp_path):
+    folder = tmp_path / "proj"
+    (folder / ".git").mkdir(parents=True)
+    (folder / "sub").mkdir()
+    fake = hostile_git(folder, tmp_path / "ran")
+    first = str(folder / "bin") if entry == "absolute" else "../bin"
+    env = dict(os.environ, PATH=first + os.pathsep + os.environ["PATH"])
+    code = ("from cogit import programs; from cogit.sync import gitbin; import json; "
+            "print(json.dumps([programs.which('git'), gitbin.program(), programs.trusted_path()]))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=folder / "sub", env=env, capture_output=True, text=True,
+                         check=True).stdout
+    which, program, path = json.loads(out)
+    assert which and program == which and os.path.realpath(which) != str(fake)
+    assert str(folder) not in path and "../bin" not in path.split(os.pathsep)
+
+
+def test_auto_sync_from_a_project_with_its_own_git_first_on_path(initialized, bare_repo, git_env, tmp_path,
+                                                                 monkeypatch):
+    """direnv puts the project's bin/ first on PATH; the hooks' detached pull and push run git."""
+    monkeypatch.setenv("COGIT_SYNC_TRANSPORT", "git")
+    c = initialized
+    cfg = c.home / "memory" / "config.yaml"
+    cfg.write_text(cfg.read_text().replace("  auto: false", "  auto: true"))
+    c.run("commit")
+    c.run("remote", "add", "origin", bare_repo)
+    c.run("push")
+    folder = tmp_path / "proj"
+    (folder / ".git").mkdir(parents=True)
+    marker = tmp_path / "hostile-git-ran"
+    hostile_git(folder, marker)
+    env = dict(os.environ, PATH=f"{folder / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    base = {"session_id": SID, "transcript_path": f"{tmp_path}/t.jsonl", "cwd": str(folder)}
+    run_hook(c, "claude", "SessionStart", folder, dict(base, hook_event_name="SessionStart", source="startup"), env)
+    assert _wait(lambda: "auto-pull with origin" in _read(c.home / "runtime" / "logs" / "sync.log"))
+    run_hook(c, "claude", "UserPromptSubmit", folder, dict(base, hook_event_name="UserPromptSubmit",
+             permission_mode="default", prompt="remember this: the project's git never runs"), env)
+    run_hook(c, "claude", "SessionEnd", folder, dict(base, hook_event_name="SessionEnd", reason="exit"), env)
+    assert _wait(lambda: "the project's git never runs" in git("log", "--all", "-p", cwd=bare_repo.path, env=git_env))
+    assert _wait(lambda: "auto-push with origin" in _read(c.home / "runtime" / "logs" / "sync.log"))
+    # and the CLI, run by the agent in its folder with the same PATH
+    proc = c.run("sync", env={"PATH": env["PATH"]}, cwd=folder)
+    assert proc.returncode == 0
+    c.run("doctor", env={"PATH": env["PATH"]}, cwd=folder, check=False)
+    assert not marker.exists(), marker.read_text()
+
+
+def _read(path) -> str:
+    return path.read_text() if path.exists() else ""

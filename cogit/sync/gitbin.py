@@ -36,7 +36,6 @@ import math
 import os
 import re
 import selectors
-import shutil
 import signal
 import subprocess
 import time
@@ -60,9 +59,14 @@ _program: list = []  # cache: [path or None]
 
 
 def program() -> str | None:
-    """The git binary to use, or None (not on PATH, or older than MIN_VERSION)."""
+    """The git binary to use, or None (not on PATH, or older than MIN_VERSION).
+
+    Only from the trusted part of PATH (cogit/programs.py): never a `git` inside the agent's
+    folder, which direnv may have put first on PATH."""
     if not _program:
-        found = shutil.which("git")
+        from cogit.programs import which
+
+        found = which("git")
         if found:
             try:
                 out = subprocess.run([found, "--version"], capture_output=True, text=True,

@@ -261,9 +261,9 @@ def _git_credentials(timeout: float):
     store, a token manager); prompts are disabled, because cogit may run in a hook
     with no terminal. One answer per request: if the server refuses it, we stop.
     """
-    import shutil
+    from cogit.programs import which
 
-    program = shutil.which("git")
+    program = which("git")  # never a git from the agent's folder
     if program is None:
         return None
 
