@@ -115,9 +115,63 @@ def fetch(
                 and sha not in store
             })
 
-        result = client.fetch(_b(path), repo, determine_wants=determine_wants,
-                              progress=progress, ref_prefix=[BRANCH_PREFIX])
+        from dulwich.client import LocalGitClient
+
+        if isinstance(client, LocalGitClient):
+            _measure_local(repo, path)
+            result = client.fetch(_b(path), repo, determine_wants=determine_wants,
+                                  progress=progress, ref_prefix=[BRANCH_PREFIX])
+        else:
+            result = _fetch_measured(client, path, repo, determine_wants, progress, url)
     return _branches(result.refs)
+
+
+def _measure_local(repo, path: str) -> None:
+    """A local remote is copied object by object, each read whole: its new history is
+    checked where it lies first (every object measured from its header), so a 256 MiB
+    blob there is refused unread (InvalidState, naming the branch and the commit)."""
+    from dulwich.repo import Repo
+
+    from cogit.sync import incoming
+
+    with Repo(path) as source:
+        tips = {ref[len(BRANCH_PREFIX):].decode("utf-8", "replace"): sha.decode()
+                for ref, sha in source.get_refs().items()
+                if ref.startswith(BRANCH_PREFIX) and sha != ZERO_SHA and sha not in repo.object_store}
+        if not tips:
+            return
+        ours = {sha for ref, sha in repo.get_refs().items() if ref.startswith((BRANCH_PREFIX, b"refs/remotes/"))}
+        known = [sha.decode() for sha in ours if sha in source.object_store]
+        incoming.check_structure(source, tips, known)
+
+
+def _fetch_measured(client, path, repo, determine_wants, progress, url):
+    """client.fetch, with the pack measured (packscan) before dulwich indexes any of it."""
+    import tempfile
+
+    from cogit.store.repo import MAX_OBJECT_BYTES
+    from cogit.sync import packscan
+
+    pack_dir = os.path.join(repo.object_store.path, "pack")
+    os.makedirs(pack_dir, exist_ok=True)
+    # tmp_pack_*: the name git gives its own; a fetch killed here leaves one that the next
+    # writer removes (store/recover.py).
+    fd, tmp = tempfile.mkstemp(prefix="tmp_pack_cogit_", dir=pack_dir)
+    try:
+        with os.fdopen(fd, "w+b") as f:
+            result = client.fetch_pack(_b(path), determine_wants, repo.get_graph_walker(), f.write,
+                                       progress=progress, ref_prefix=[BRANCH_PREFIX])
+            if f.tell():
+                f.flush()
+                packscan.check(tmp, MAX_OBJECT_BYTES, _redact(url))
+                f.seek(0)
+                repo.object_store.add_thin_pack(f.read, None, progress=progress)
+        return result
+    finally:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
 
 
 def push(
