@@ -118,7 +118,7 @@ def fetch(
         from dulwich.client import LocalGitClient
 
         if isinstance(client, LocalGitClient):
-            _measure_local(repo, path)
+            _measure_local(repo, path, url)
             result = client.fetch(_b(path), repo, determine_wants=determine_wants,
                                   progress=progress, ref_prefix=[BRANCH_PREFIX])
         else:
@@ -126,23 +126,53 @@ def fetch(
     return _branches(result.refs)
 
 
-def _measure_local(repo, path: str) -> None:
-    """A local remote is copied object by object, each read whole: its new history is
-    checked where it lies first (every object measured from its header), so a 256 MiB
-    blob there is refused unread (InvalidState, naming the branch and the commit)."""
+def _measure_local(repo, path: str, url: str) -> None:
+    """A local remote is copied object by object, each read whole: every object new to us
+    is measured from its header where it lies first, so a 256 MiB blob there is refused
+    unread (the same bound as packscan's for a fetched pack)."""
     from dulwich.repo import Repo
 
-    from cogit.sync import incoming
+    from cogit.store import repo as git
+    from cogit.sync.packscan import _HINT
 
     with Repo(path) as source:
-        tips = {ref[len(BRANCH_PREFIX):].decode("utf-8", "replace"): sha.decode()
-                for ref, sha in source.get_refs().items()
-                if ref.startswith(BRANCH_PREFIX) and sha != ZERO_SHA and sha not in repo.object_store}
-        if not tips:
-            return
+        tips = [sha for ref, sha in source.get_refs().items()
+                if ref.startswith(BRANCH_PREFIX) and sha != ZERO_SHA and sha not in repo.object_store]
         ours = {sha for ref, sha in repo.get_refs().items() if ref.startswith((BRANCH_PREFIX, b"refs/remotes/"))}
         known = [sha.decode() for sha in ours if sha in source.object_store]
-        incoming.check_structure(source, tips, known)
+        seen: set[bytes] = set()
+        for tip in tips:
+            try:
+                commits = git.new_commits(source, tip.decode(), known, measured=True)
+            except git.InvalidState as e:
+                raise git.InvalidState(f"refused the fetch from {_redact(url)}: {e.message}", hint=_HINT) from None
+            todo = [(git.commits(source)[c.encode()].tree, c, "") for c in commits]
+            while todo:
+                tree_id, commit, prefix = todo.pop()
+                if tree_id in seen or tree_id in repo.object_store:
+                    continue
+                seen.add(tree_id)
+                _, size = git.object_header(source, tree_id)
+                if size > git.MAX_OBJECT_BYTES:
+                    raise git.InvalidState(_too_big(url, commit, f"tree {prefix or '/'}", size), hint=_HINT)
+                for entry in source[tree_id].items():
+                    if entry.mode == 0o160000 or entry.sha in seen:
+                        continue  # a gitlink names a commit of another repository: nothing to copy
+                    name = prefix + entry.path.decode("utf-8", "replace")
+                    if entry.mode & 0o170000 == 0o040000:
+                        todo.append((entry.sha, commit, name + "/"))
+                        continue
+                    seen.add(entry.sha)
+                    _, size = git.object_header(source, entry.sha)
+                    if size > git.MAX_OBJECT_BYTES:
+                        raise git.InvalidState(_too_big(url, commit, f"entry {name[:80]!r}", size), hint=_HINT)
+
+
+def _too_big(url: str, commit: str, what: str, size: int) -> str:
+    from cogit.store.repo import MAX_OBJECT_BYTES
+
+    return (f"refused the pull from {_redact(url)}: commit {commit[:10]}: {what} is {size} bytes, "
+            f"over the {MAX_OBJECT_BYTES}-byte limit of any memory object")
 
 
 def _fetch_measured(client, path, repo, determine_wants, progress, url):
