@@ -130,3 +130,63 @@ def test_a_stale_index_lock_without_git_is_still_cleared(initialized):
     lock.write_bytes(b"")
     c.run("add", "learning", "after a killed writer")
     assert not lock.exists()
+
+
+# --------------------------------------------------------------------------- a full disk, a read-only home
+#
+# For real: the home lives on a small tmpfs mounted for the test (tests run as root here, and
+# `mount -t tmpfs` works in this sandbox; chmod would not do, since root writes anyway). The
+# disk is filled with a file, or the tmpfs remounted read-only.
+
+import contextlib  # noqa: E402
+
+from conftest import Cogit  # noqa: E402
+
+
+@contextlib.contextmanager
+def small_disk(path, size="24m"):
+    path.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], check=True)
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+def _learnings(c) -> list[str]:
+    return [i["text"] for i in c.json("show", "learnings")["learnings"]]
+
+
+def test_a_full_disk_is_exit_1_with_what_to_do_and_nothing_lost(tmp_path):
+    with small_disk(tmp_path / "disk") as disk:
+        c = Cogit(disk / "home")
+        c.run("init")
+        c.run("add", "learning", "kept before the disk filled")
+        fill = disk / "fill"
+        subprocess.run(["dd", "if=/dev/zero", f"of={fill}", "bs=1M", "count=64"], capture_output=True)
+        proc = c.run("add", "learning", "written to a full disk", check=False)
+        assert proc.returncode == 1, proc.err
+        assert "no space is left on the disk" in proc.err and "nothing was changed" in proc.err, proc.err
+        assert "Free space" in proc.err and "Traceback" not in proc.err and "crashed" not in proc.err
+        fill.unlink()
+        assert _learnings(c) == ["kept before the disk filled"]
+        c.run("add", "learning", "after space came back")
+        assert sorted(_learnings(c)) == ["after space came back", "kept before the disk filled"]
+        c.assert_healthy()
+
+
+def test_a_read_only_home_is_exit_1_with_what_to_do(tmp_path):
+    with small_disk(tmp_path / "disk") as disk:
+        c = Cogit(disk / "home")
+        c.run("init")
+        c.run("add", "learning", "kept on a read-only home")
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        try:
+            proc = c.run("add", "learning", "written to a read-only home", check=False)
+            assert proc.returncode == 1, proc.err
+            assert "read-only" in proc.err and "nothing was changed" in proc.err, proc.err
+            assert "Traceback" not in proc.err and "crashed" not in proc.err
+        finally:
+            subprocess.run(["mount", "-o", "remount,rw", str(disk)], check=True)
+        assert _learnings(c) == ["kept on a read-only home"]
+        c.assert_healthy()
