@@ -34,6 +34,12 @@ class CogitError(Exception):
         return self.message if not self.hint else f"{self.message}\n{self.hint}"
 
 
+class DiskError(CogitError):
+    """The disk refused a write: full, over quota, read-only, or not writable for this user."""
+
+    code = "disk"
+
+
 class NotInitialized(CogitError):
     code = "not_initialized"
 

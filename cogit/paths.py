@@ -110,7 +110,21 @@ class Home:
 
 
 def safe_name(value: str, limit: int = 80) -> str:
-    """A file-name-safe rendering of an arbitrary id (session ids come from payloads)."""
+    """A file-name-safe rendering of an arbitrary id (session ids come from payloads), at
+    most `limit` characters.
+
+    An id that is already a safe name (a UUID, `project--main`) is its own name. Any other
+    (too long, characters replaced, dots stripped) ends in a hash of the whole id, so two
+    ids that share a prefix, or differ only where characters were replaced, never share a
+    file: two sessions sharing one name would share one runtime state.
+    """
     out = "".join(c if (c.isascii() and (c.isalnum() or c in "-_.")) else "_" for c in value)
     out = out.strip(".") or "_"
-    return out[:limit]
+    if out == value and len(out) <= limit:
+        return out
+    try:  # a built-in module: `hashlib` would load OpenSSL (~6 ms) on the hook path
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover
+        from hashlib import blake2b
+    digest = blake2b(value.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return f"{out[: max(limit - 17, 1)]}-{digest}"

@@ -49,33 +49,38 @@ def find_toplevel(cwd: str) -> str | None:
 def git_dirs(toplevel: str) -> tuple[str, str] | None:
     """(the repository's git dir, its common git dir) for a top-level folder: the two are
     one `.git` folder in an ordinary repository; a linked worktree's `.git` file names a
-    git dir of its own whose `commondir` is the main repository's."""
+    git dir of its own whose `commondir` is the main repository's.
+
+    The project folder is hostile: every file of it is read through projectfile (a
+    regular file, no symlink, bounded), so a FIFO or a link to /dev/zero as `.git` or
+    `commondir` cannot hang SessionStart or fill memory."""
+    from cogit import projectfile
+
     git = os.path.join(toplevel, ".git")
     if not os.path.isfile(git):
         return git, git
-    try:  # a worktree or submodule: "gitdir: <path>"
-        with open(git, encoding="utf-8") as f:
-            line = f.read(4096).strip()
-        if not line.startswith("gitdir:"):
-            return None
-        git = os.path.normpath(os.path.join(toplevel, line[7:].strip()))
-        common = os.path.join(git, "commondir")
-        if os.path.exists(common):
-            with open(common, encoding="utf-8") as f:
-                return git, os.path.normpath(os.path.join(git, f.read(4096).strip()))
-    except (OSError, ValueError):
+    # a worktree or submodule: "gitdir: <path>"
+    line = (projectfile.read_text(git, projectfile.POINTER) or "").strip()
+    if not line.startswith("gitdir:"):
         return None
+    git = os.path.normpath(os.path.join(toplevel, line[7:].strip()))
+    common = os.path.join(git, "commondir")
+    if os.path.exists(common):
+        pointer = projectfile.read_text(common, projectfile.POINTER)
+        if pointer is None:
+            return None
+        return git, os.path.normpath(os.path.join(git, pointer.strip()))
     return git, git
 
 
 def origin_url(toplevel: str) -> str | None:
+    from cogit import projectfile
+
     dirs = git_dirs(toplevel)
     if dirs is None:
         return None
-    try:
-        with open(os.path.join(dirs[1], "config"), encoding="utf-8", errors="replace") as f:
-            text = f.read()
-    except OSError:
+    text = projectfile.read_text(os.path.join(dirs[1], "config"), projectfile.CONFIG)
+    if text is None:
         return None
     section = None
     for raw in text.splitlines():

@@ -5,7 +5,6 @@ edits, staleness, size and loose objects; with `fix`, restoring a missing state 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import time
 from datetime import datetime, timezone
@@ -23,9 +22,11 @@ def doctor_setting(config, key: str):
 
 def check_fsck(home) -> list[Finding]:
     """`git fsck` when git is on PATH (the reference), else dulwich reading every object."""
-    git_bin = shutil.which("git")
+    from cogit.programs import clean_path_env, which
+
+    git_bin = which("git")  # never a git from the agent's folder
     if git_bin:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env = clean_path_env({k: v for k, v in os.environ.items() if not k.startswith("GIT_")})
         try:
             proc = subprocess.run([git_bin, "-C", str(home.memory), "fsck", "--no-progress", "--no-dangling"],
                                   capture_output=True, text=True, env=env, timeout=FSCK_TIMEOUT,

@@ -162,9 +162,48 @@ def main(args: list[str] | None = None) -> int:
             click.echo(f"Error: busy: {_busy(e)}", err=True)
             click.echo("Another cogit or git process is using memory; try again in a moment.", err=True)
             return ExitCode.FAILURE
+        disk = disk_fault(e)
+        if disk is not None:  # the machine's fault, not cogit's: say what to do, no traceback
+            click.echo(f"Error: {disk.message}", err=True)
+            click.echo(disk.hint, err=True)
+            return disk.exit_code
         path = _crash_log(args)
-        click.echo(f"Error: cogit crashed (a bug). Details are in {path}; please report them.", err=True)
+        if path is None:
+            click.echo(f"Error: cogit crashed (a bug): {type(e).__name__}: {str(e)[:300]}; no crash log could be "
+                       "written either. Please report this message.", err=True)
+        else:
+            click.echo(f"Error: cogit crashed (a bug). Details are in {path}; please report them.", err=True)
         return ExitCode.INTERNAL
+
+
+_DISK_ERRNOS = {"ENOSPC": "no space is left on the disk", "EDQUOT": "the disk quota is used up",
+                "EROFS": "the file system is read-only"}
+
+
+def disk_fault(e: BaseException):
+    """A DiskError when `e` (or what it arose from) is the disk refusing a write, else None.
+
+    Every write to memory is atomic (a temporary file, then a rename; a commit, then the
+    ref), so a write that fails this way changed nothing: memory is as it was."""
+    import errno
+
+    from cogit.errors import DiskError
+
+    seen = 0
+    while e is not None and seen < 10:
+        if isinstance(e, OSError) and e.errno is not None:
+            name = errno.errorcode.get(e.errno, "")
+            where = f" ({e.filename})" if e.filename else ""
+            home = Home.resolve().top
+            if name in _DISK_ERRNOS or (name in ("EACCES", "EPERM") and str(e.filename or "").startswith(home)):
+                why = _DISK_ERRNOS.get(name, "this user may not write there")
+                return DiskError(
+                    f"cannot write{where}: {why}; nothing was changed, memory is as it was before this command",
+                    hint=f"Free space on (or make writable) the disk holding {home}, then run the command again "
+                         "(`cogit doctor` checks memory afterwards).")
+        e = e.__cause__ or e.__context__
+        seen += 1
+    return None
 
 
 def _busy(e: BaseException) -> str | None:
@@ -179,7 +218,7 @@ def _busy(e: BaseException) -> str | None:
     return is_busy(e)
 
 
-def _crash_log(args) -> str:
+def _crash_log(args) -> str | None:
     import platform
     import time
     import traceback
@@ -200,10 +239,13 @@ def _crash_log(args) -> str:
             versions.append(f"{mod} {version(mod)}")
         except Exception:
             pass
-    with open(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8") as f:
-        f.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} cogit {__version__} python {platform.python_version()} ")
-        f.write(f"{platform.platform()} {', '.join(versions)}\nargs: {args!r}\n")
-        f.write(traceback.format_exc())
+    try:  # the crash logger must not crash too (a full disk, a read-only home)
+        with open(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8") as f:
+            f.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} cogit {__version__} python {platform.python_version()} ")
+            f.write(f"{platform.platform()} {', '.join(versions)}\nargs: {args!r}\n")
+            f.write(traceback.format_exc())
+    except OSError:
+        return None
     return str(path)
 
 

@@ -232,7 +232,6 @@ def edit(obj, section: str, project: str | None) -> None:
     An invalid edit is refused with file, line and field, and kept in a temp file.
     """
     import subprocess
-    import tempfile
     from pathlib import Path
 
     from cogit.store import memory
@@ -252,22 +251,38 @@ def edit(obj, section: str, project: str | None) -> None:
             click.echo(f"Editing {sec} of project {here.name} (`--project global` edits global memory).", err=True)
     current = memory.worktree_text(obj.home, sec) if scope.is_global else section_text(obj.home, scope, sec)
     editor = memory.editor_command()  # before the temp file: no editor, nothing left behind
-    fd, tmp = tempfile.mkstemp(prefix=f"cogit-{sec}-", suffix=".yaml")
+    # In runtime/edit (0700), 0600, named by this pid and the text it starts from: a killed
+    # edit's file is cleaned by the next writer (store/recover.py), never left in /tmp.
+    import hashlib
+
+    from cogit.store.recover import edit_dir
+
+    name = f"{sec}.{os.getpid()}.{hashlib.sha256(current).hexdigest()[:16]}.yaml"
+    tmp = str(edit_dir(obj.home) / name)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "wb") as f:
         f.write(current)
+
+    def keep() -> str:  # a text kept for the person goes among the refused edits, 0600
+        obj.home.rejected.mkdir(mode=0o700, parents=True, exist_ok=True)
+        kept = str(obj.home.rejected / f"edit-{name}")
+        os.replace(tmp, kept)
+        return kept
+
     try:
         code = subprocess.call(editor + [tmp], stdin=None)
     except OSError as e:
         raise CogitError(f"cannot start the editor {editor[0]!r}: {e.strerror}; nothing changed",
-                         hint=f"Your text is kept in {tmp}. Set $EDITOR to an editor you have, e.g. `export EDITOR=nano`.") from None
+                         hint=f"Your text is kept in {keep()}. Set $EDITOR to an editor you have, e.g. `export EDITOR=nano`.") from None
     if code != 0:
-        raise CogitError(f"the editor ({editor[0]}) exited with {code}; nothing changed", hint=f"Your text is kept in {tmp}.")
+        raise CogitError(f"the editor ({editor[0]}) exited with {code}; nothing changed", hint=f"Your text is kept in {keep()}.")
     data = Path(tmp).read_bytes()
     prov = Provenance(event="human.edit", source="human", project=scope.name)
     try:
         result = memory.write(obj.home, prov, memory.replace_section(sec, data), branch=scope.branch)
     except InvalidState as e:
-        raise InvalidState(e.message.replace(f"{sec}.yaml", tmp, 1), hint=f"Your edit is kept in {tmp}; fix it and run `cogit edit {sec}` again.") from None
+        kept = keep()
+        raise InvalidState(e.message.replace(f"{sec}.yaml", kept, 1), hint=f"Your edit is kept in {kept}; fix it and run `cogit edit {sec}` again.") from None
     os.unlink(tmp)
     _report(result, scope=scope)
 

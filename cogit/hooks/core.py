@@ -116,12 +116,13 @@ def on_session_start(event, session, cfg, home_root, timeout):
     session.update(update, agent=event["agent"], timeout=timeout)
     stale_minutes = float((cfg.get("hooks") or {}).get("session_stale_minutes", 30))
     if stale or digest is None or _abandoned(os.path.dirname(session.dir), session.dir, stale_minutes):
-        spawn_finalize(home_root, None)
+        spawn_finalize(home_root, None, cwd=event.get("cwd"))
     sync = cfg.get("sync") or {}
     if sync.get("auto"):
         # Never wait on the network here: the pull runs detached, bounded by its own
         # timeout, and what it brings is in the digest from the next session on.
-        spawn(home_root, ["pull", "--background", "--timeout", str(float(sync.get("pull_timeout_s", 3)) or 3.0)], "sync.log")
+        spawn(home_root, ["pull", "--background", "--timeout", str(float(sync.get("pull_timeout_s", 3)) or 3.0)], "sync.log",
+              cwd=event.get("cwd"))
     return text
 
 
@@ -235,7 +236,7 @@ def on_prompt(event, session, cfg, home_root, timeout):
     reply = event["reply"] = {"digest": None, "update": None, "note": None}
     session.update(update, agent=event["agent"], timeout=timeout)
     if learning:
-        spawn_finalize(home_root, session.id)
+        spawn_finalize(home_root, session.id, cwd=event.get("cwd"))
         reply["note"] = f'cogit: noted for memory as a feedback learning: "{learning}"'
     parts = [reply[k] for k in ("digest", "update", "note") if reply[k]]
     return "\n\n".join(parts) if parts else None
@@ -351,7 +352,7 @@ def on_post_tool(event, session, cfg, home_root, timeout):
 
     session.update(update, agent=event["agent"], timeout=timeout)
     if out.get("queued"):
-        spawn_finalize(home_root, session.id)
+        spawn_finalize(home_root, session.id, cwd=event.get("cwd"))
     return out.get("text")
 
 
@@ -437,7 +438,7 @@ def on_session_end(event, session, cfg, home_root, timeout):
         state["end_reason"] = event.get("reason")
 
     session.update(update, agent=event["agent"], timeout=timeout)
-    spawn_finalize(home_root, session.id, sync=bool((cfg.get("sync") or {}).get("auto")))
+    spawn_finalize(home_root, session.id, sync=bool((cfg.get("sync") or {}).get("auto")), cwd=event.get("cwd"))
     return None
 
 
@@ -467,7 +468,7 @@ def with_time(text: str) -> str:
     return f"{head}\n{line}\n{rest}" if sep else f"{line}\n{text}"
 
 
-def spawn_finalize(home_root: str, session_id: str | None, sync: bool = False) -> None:
+def spawn_finalize(home_root: str, session_id: str | None, sync: bool = False, cwd: str | None = None) -> None:
     """Start `cogit finalize` detached: it commits queued changes; the hook does not wait.
 
     With `sync` (auto-sync, after a session ends) it then pushes to the remote.
@@ -475,19 +476,23 @@ def spawn_finalize(home_root: str, session_id: str | None, sync: bool = False) -
     args = ["finalize", "--quiet"]
     if session_id:
         args += ["--session", session_id]
-    spawn(home_root, args + (["--sync"] if sync else []), "finalize.log")
+    spawn(home_root, args + (["--sync"] if sync else []), "finalize.log", cwd=cwd)
 
 
-def spawn(home_root: str, args: list[str], log_name: str) -> None:
+def spawn(home_root: str, args: list[str], log_name: str, cwd: str | None = None) -> None:
     """Start `cogit ARGS` detached in its own session, stderr to runtime/logs/LOG_NAME.
 
     It runs from COGIT_HOME with the installed cogit only (see cogit/launch.py): the
     hook's working folder is the agent's project, which may hold a `cogit/` of its own.
+    Its PATH loses every entry inside the agent's folder (this one and the event's `cwd`,
+    and their repositories) and every relative one: direnv puts a project's `bin/` first,
+    and the git that auto-sync runs must not be the project's (see cogit/programs.py).
     """
     from cogit.launch import background_argv
+    from cogit.programs import agent_env
 
     argv = background_argv(home_root, args)
-    env = dict(os.environ, COGIT_HOME=home_root, COGIT_IN_HOOK="1")
+    env = agent_env(dict(os.environ, COGIT_HOME=home_root, COGIT_IN_HOOK="1"), cwd)
     logs = os.path.join(runtime_dir(home_root), "logs")
     os.makedirs(logs, mode=0o700, exist_ok=True)
     actions = [

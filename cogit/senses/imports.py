@@ -26,6 +26,8 @@ import os
 import time
 import zlib
 
+from cogit import projectfile
+
 from .langs import LANG_EXT, lang_of  # noqa: F401 - lang_of is part of this module's interface
 from .text import LazyRe, re, IGNORECASE, MULTILINE, DOTALL
 
@@ -151,11 +153,8 @@ def parse_go(text):
 
 
 def go_module(gomod_path):
-    try:
-        with open(gomod_path, encoding="utf-8", errors="replace") as f:
-            m = re.search(r"^\s*module\s+\"?([^\s\"]+)", f.read(), MULTILINE)
-    except OSError:
-        return None
+    text = projectfile.read_text(gomod_path, projectfile.MANIFEST)
+    m = re.search(r"^\s*module\s+\"?([^\s\"]+)", text, MULTILINE) if text is not None else None
     return m.group(1) if m else None
 
 
@@ -220,10 +219,8 @@ def parse_rust(text):
 
 
 def cargo_package(cargo_toml):
-    try:
-        with open(cargo_toml, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-    except OSError:
+    text = projectfile.read_text(cargo_toml, projectfile.MANIFEST)
+    if text is None:
         return None
     m = re.search(r"^\[package\][^\[]*?^\s*name\s*=\s*\"([^\"]+)\"", text, MULTILINE | DOTALL)
     return m.group(1).replace("-", "_") if m else None
@@ -459,11 +456,9 @@ class _Index:
             return old
         specs = []
         if st.st_size <= max_bytes:
-            try:
-                with open(entry.path, encoding="utf-8", errors="replace") as f:
-                    specs = _parse(self.lang, name, f.read())
-            except OSError:
-                pass
+            text = projectfile.read_text(entry.path, max_bytes)  # swapped for a FIFO since the walk? refused
+            if text is not None:
+                specs = _parse(self.lang, name, text)
         return "%s\t%s%s" % (name, stamp, json.dumps(specs, ensure_ascii=False, separators=(",", ":")))
 
     def _prune(self, rel_dir, subdirs, keys):
@@ -562,10 +557,12 @@ def _strip_jsonc(text):
 def _js_aliases(root):
     """[(prefix, wildcard, [target dirs relative to root])] from the root tsconfig/jsconfig."""
     for name in ("tsconfig.json", "jsconfig.json"):
+        raw = projectfile.read_bytes(os.path.join(root, name), projectfile.MANIFEST)
+        if raw is None:
+            continue
         try:
-            with open(os.path.join(root, name), encoding="utf-8") as f:
-                data = json.loads(_strip_jsonc(f.read()))
-        except (OSError, ValueError):
+            data = json.loads(_strip_jsonc(raw.decode("utf-8")))
+        except ValueError:  # UnicodeDecodeError included
             continue
         opts = data.get("compilerOptions") if isinstance(data, dict) else None
         if not isinstance(opts, dict):

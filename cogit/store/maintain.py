@@ -28,7 +28,6 @@ never in a writer's way:
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -113,7 +112,9 @@ def _pack(home: Home, force: bool) -> list[str]:
     if not (force or packs >= PACK_LIMIT or loose >= LOOSE_LIMIT):
         return []
     full = force or packs + 1 >= PACK_LIMIT  # one more pack would reach the limit: fold them all
-    git_bin = shutil.which("git")
+    from cogit.programs import which
+
+    git_bin = which("git")  # never a git from the agent's folder
     if git_bin:
         ok = _git_repack(git_bin, home, full)
         if ok and not full and loose_count(home) >= LOOSE_LIMIT:
@@ -135,7 +136,9 @@ def git_env() -> dict[str, str]:
     config (a user's `pack.*` or hooks settings have no say over memory)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-    return env
+    from cogit.programs import clean_path_env
+
+    return clean_path_env(env)
 
 
 def _git_repack(git_bin: str, home: Home, full: bool) -> bool:

@@ -36,7 +36,6 @@ import math
 import os
 import re
 import selectors
-import shutil
 import signal
 import subprocess
 import time
@@ -60,9 +59,14 @@ _program: list = []  # cache: [path or None]
 
 
 def program() -> str | None:
-    """The git binary to use, or None (not on PATH, or older than MIN_VERSION)."""
+    """The git binary to use, or None (not on PATH, or older than MIN_VERSION).
+
+    Only from the trusted part of PATH (cogit/programs.py): never a `git` inside the agent's
+    folder, which direnv may have put first on PATH."""
     if not _program:
-        found = shutil.which("git")
+        from cogit.programs import which
+
+        found = which("git")
         if found:
             try:
                 out = subprocess.run([found, "--version"], capture_output=True, text=True,
@@ -95,7 +99,7 @@ def fetch(repo_path: Path, url: str, timeout: float, progress=None, *,
     ns = f"{INCOMING}{os.getpid()}-{uuid.uuid4().hex[:8]}/"
     args = [*_base(gitdir, url, timeout, ssh_command), "fetch", "--progress", "--no-tags",
             "--no-write-fetch-head", "--no-recurse-submodules", "--no-auto-gc",
-            "--no-auto-maintenance", _git_url(url), f"+refs/heads/*:{ns}*"]
+            "--no-auto-maintenance", *_upload_pack(url), _git_url(url), f"+refs/heads/*:{ns}*"]
     try:
         proc = _run(args, timeout, progress, url, "fetch from")
         if proc.returncode != 0:
@@ -183,6 +187,11 @@ def _base(gitdir: Path | None, url: str, timeout: float, ssh_command: str | None
         "submodule.recurse": "false", "fetch.recurseSubmodules": "false",
         "http.lowSpeedLimit": "1", "http.lowSpeedTime": secs, "http.followRedirects": "initial",
         "credential.interactive": "false",
+        # Blobs over 1 MiB (no memory object is that big) are streamed, never held whole:
+        # a 256 MiB blob of zeros from a hostile remote costs no memory here, and cogit's
+        # tree check refuses it from its header (store/repo.py object_header). git does not
+        # pass -c settings to a local remote's upload-pack: see _upload_pack.
+        "core.bigFileThreshold": "1m",
     }
     args += [a for k, v in config.items() for a in ("-c", f"{k}={v}")]
     args += [a for p in PROTOCOLS for a in ("-c", f"protocol.{p}.allow=always")]
@@ -328,6 +337,18 @@ def _receive_pack(url: str) -> list[str]:
 
     return ["--receive-pack=" + " ".join([shlex.quote(program() or "git"), "-c",
                                            shlex.quote("core.hooksPath=" + os.devnull), "receive-pack"])]
+
+
+def _upload_pack(url: str) -> list[str]:
+    """For a local remote, the sending side runs on this machine too, and git gives it none
+    of our -c settings: it streams blobs over 1 MiB rather than holding them (a 256 MiB blob
+    of zeros there would otherwise cost its size in memory here)."""
+    if t.remote_kind(url) not in ("path", "file"):
+        return []
+    import shlex
+
+    return ["--upload-pack=" + " ".join([shlex.quote(program() or "git"), "-c", "core.bigFileThreshold=1m",
+                                          "-c", shlex.quote("core.hooksPath=" + os.devnull), "upload-pack"])]
 
 
 def _git_url(url: str) -> str:

@@ -39,6 +39,17 @@ def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | 
     `known`. Raises InvalidState naming the first bad one; returns how many were checked.
     `walked` gets, per branch, how many commits new to this machine it brought (the one
     walk of the pulled history: integrate reports these instead of walking again)."""
+    todo = check_structure(repo, tips, known, walked)
+    return _check_files(repo, todo, progress)
+
+
+def check_structure(repo, tips: dict[str, str], known: list[str], walked: dict[str, int] | None = None,
+                    ) -> dict[str, tuple[str, str, str]]:
+    """Every commit reachable from `tips` and not from `known` holds only state files as
+    regular blobs under the size limit, each measured from its header before any is read
+    (InvalidState naming the first that does not). Returns the state files to parse:
+    blob -> (branch, commit, file name). Also run on a local remote before anything is
+    copied from it (transport.py), since copying reads every object whole."""
     todo: dict[str, tuple[str, str, str]] = {}  # blob -> (branch, commit, file name)
     seen: set[str] = set()
     for sha in known:
@@ -49,7 +60,7 @@ def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | 
         if tip in known:
             continue
         try:
-            commits = git.new_commits(repo, tip, known)
+            commits = git.new_commits(repo, tip, known, measured=True)
         except InvalidState as e:
             raise InvalidState(f"refused the pull: {branch}: {e.message}", hint=e.hint) from None
         if walked is not None:
@@ -68,6 +79,10 @@ def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | 
             for name, blob in git.blob_ids(repo, commit).items():
                 if section_of_file(name) and blob not in seen and blob not in todo:
                     todo[blob] = (branch, commit, name)
+    return todo
+
+
+def _check_files(repo, todo: dict[str, tuple[str, str, str]], progress: Progress | None) -> int:
     jobs = [(blob, section_of_file(name)) for blob, (_, _, name) in todo.items()]
     # Files in cogit's own layout are read here, each new list entry once (canonical_reader);
     # only the rest (a person's layout, or invalid) go to ruamel.yaml, in workers when many.

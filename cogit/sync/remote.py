@@ -27,6 +27,7 @@ from cogit.errors import CogitError, InvalidState, PushRejected, UsageError
 from cogit.paths import Home
 from cogit.store import repo as git
 from cogit.sync import transport
+from cogit.sync.remotes import _STALE_MARKERS
 from cogit.sync.integrate import BranchResult, Note, Progress, integrate, syncable
 from cogit.store.memory import open_existing
 from cogit.store.write import busy_lock, memory_lock
@@ -200,6 +201,8 @@ def push(home: Home, remote: str | None = None, timeout: float = DEFAULT_TIMEOUT
             transport.push(home.memory, url, {b: s.encode() for b, s in updates.items()}, old, timeout, tee,
                            via=report.transport)
         except PushRejected as e:
+            if not e.non_fast_forward and lost_race(e.rejected, said):
+                e.non_fast_forward = True  # another push landed while ours was in flight: stale, not refused
             if not e.non_fast_forward:  # a server policy said no: give its reason
                 text = _server_said(said)
                 if text:
@@ -223,6 +226,24 @@ def push(home: Home, remote: str | None = None, timeout: float = DEFAULT_TIMEOUT
         report.pushed = [BranchResult(b, "pushed", seen.get(b), s) for b, s in sorted(updates.items())]
         return report
     return report  # pragma: no cover (the loop returns or raises)
+
+
+# What a server says when the branch moved between its checks of our push and its update of
+# the ref (another push landed in that moment): git's ref transaction found the ref "is at X
+# but expected Y", or the ref's lock held by that other push ("… .lock': File exists").
+# The per-branch status then names no cause ("failed to update ref"); the reason is in the
+# server's words on the progress channel.
+_RACE = ("but expected", "file exists")
+_GENERIC = ("failed to update ref", "failed to update", "failed to lock")
+
+
+def lost_race(rejected: dict[str, str] | None, said: list[bytes]) -> bool:
+    """Did every refused branch lose a race on the server (so fetch, merge and retry)?"""
+    text = b"".join(said).decode("utf-8", "replace").lower()
+    if "cannot lock ref" not in text or not any(m in text for m in _RACE):
+        return False
+    reasons = [r.lower() for r in (rejected or {}).values()]
+    return bool(reasons) and all(any(m in r for m in _GENERIC + _STALE_MARKERS) for r in reasons)
 
 
 _PROGRESS_LINE = re.compile(r"^(counting|compressing|writing|total|resolving|delta|enumerating|unpacking|found \d+ deltas)", re.I)

@@ -63,8 +63,12 @@ def _ssh_command(explicit: str | None) -> str:
 
 
 def clean_env() -> dict[str, str]:
-    """A copy of os.environ without GIT_* (GIT_DIR from a surrounding hook, for one)."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    """A copy of os.environ without GIT_* (GIT_DIR from a surrounding hook, for one), its
+    PATH without the agent's folders (the ssh, credential helpers and remote helpers that
+    git and dulwich start are looked up there: see cogit/programs.py)."""
+    from cogit.programs import clean_path_env
+
+    return clean_path_env({k: v for k, v in os.environ.items() if not k.startswith("GIT_")})
 
 
 def _rejected(url: str, reasons: dict[str, str], non_fast_forward: bool) -> PushRejected:

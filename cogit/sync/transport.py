@@ -115,9 +115,93 @@ def fetch(
                 and sha not in store
             })
 
-        result = client.fetch(_b(path), repo, determine_wants=determine_wants,
-                              progress=progress, ref_prefix=[BRANCH_PREFIX])
+        from dulwich.client import LocalGitClient
+
+        if isinstance(client, LocalGitClient):
+            _measure_local(repo, path, url)
+            result = client.fetch(_b(path), repo, determine_wants=determine_wants,
+                                  progress=progress, ref_prefix=[BRANCH_PREFIX])
+        else:
+            result = _fetch_measured(client, path, repo, determine_wants, progress, url)
     return _branches(result.refs)
+
+
+def _measure_local(repo, path: str, url: str) -> None:
+    """A local remote is copied object by object, each read whole: every object new to us
+    is measured from its header where it lies first, so a 256 MiB blob there is refused
+    unread (the same bound as packscan's for a fetched pack)."""
+    from dulwich.repo import Repo
+
+    from cogit.store import repo as git
+    from cogit.sync.packscan import _HINT
+
+    with Repo(path) as source:
+        tips = [sha for ref, sha in source.get_refs().items()
+                if ref.startswith(BRANCH_PREFIX) and sha != ZERO_SHA and sha not in repo.object_store]
+        ours = {sha for ref, sha in repo.get_refs().items() if ref.startswith((BRANCH_PREFIX, b"refs/remotes/"))}
+        known = [sha.decode() for sha in ours if sha in source.object_store]
+        seen: set[bytes] = set()
+        for tip in tips:
+            try:
+                commits = git.new_commits(source, tip.decode(), known, measured=True)
+            except git.InvalidState as e:
+                raise git.InvalidState(f"refused the fetch from {_redact(url)}: {e.message}", hint=_HINT) from None
+            todo = [(git.commits(source)[c.encode()].tree, c, "") for c in commits]
+            while todo:
+                tree_id, commit, prefix = todo.pop()
+                if tree_id in seen or tree_id in repo.object_store:
+                    continue
+                seen.add(tree_id)
+                _, size = git.object_header(source, tree_id)
+                if size > git.MAX_OBJECT_BYTES:
+                    raise git.InvalidState(_too_big(url, commit, f"tree {prefix or '/'}", size), hint=_HINT)
+                for entry in source[tree_id].items():
+                    if entry.mode == 0o160000 or entry.sha in seen:
+                        continue  # a gitlink names a commit of another repository: nothing to copy
+                    name = prefix + entry.path.decode("utf-8", "replace")
+                    if entry.mode & 0o170000 == 0o040000:
+                        todo.append((entry.sha, commit, name + "/"))
+                        continue
+                    seen.add(entry.sha)
+                    _, size = git.object_header(source, entry.sha)
+                    if size > git.MAX_OBJECT_BYTES:
+                        raise git.InvalidState(_too_big(url, commit, f"entry {name[:80]!r}", size), hint=_HINT)
+
+
+def _too_big(url: str, commit: str, what: str, size: int) -> str:
+    from cogit.store.repo import MAX_OBJECT_BYTES
+
+    return (f"refused the pull from {_redact(url)}: commit {commit[:10]}: {what} is {size} bytes, "
+            f"over the {MAX_OBJECT_BYTES}-byte limit of any memory object")
+
+
+def _fetch_measured(client, path, repo, determine_wants, progress, url):
+    """client.fetch, with the pack measured (packscan) before dulwich indexes any of it."""
+    import tempfile
+
+    from cogit.store.repo import MAX_OBJECT_BYTES
+    from cogit.sync import packscan
+
+    pack_dir = os.path.join(repo.object_store.path, "pack")
+    os.makedirs(pack_dir, exist_ok=True)
+    # tmp_pack_*: the name git gives its own; a fetch killed here leaves one that the next
+    # writer removes (store/recover.py).
+    fd, tmp = tempfile.mkstemp(prefix="tmp_pack_cogit_", dir=pack_dir)
+    try:
+        with os.fdopen(fd, "w+b") as f:
+            result = client.fetch_pack(_b(path), determine_wants, repo.get_graph_walker(), f.write,
+                                       progress=progress, ref_prefix=[BRANCH_PREFIX])
+            if f.tell():
+                f.flush()
+                packscan.check(tmp, MAX_OBJECT_BYTES, _redact(url))
+                f.seek(0)
+                repo.object_store.add_thin_pack(f.read, None, progress=progress)
+        return result
+    finally:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
 
 
 def push(
@@ -261,9 +345,9 @@ def _git_credentials(timeout: float):
     store, a token manager); prompts are disabled, because cogit may run in a hook
     with no terminal. One answer per request: if the server refuses it, we stop.
     """
-    import shutil
+    from cogit.programs import which
 
-    program = shutil.which("git")
+    program = which("git")  # never a git from the agent's folder
     if program is None:
         return None
 
