@@ -317,3 +317,177 @@ def test_cost_is_bounded_on_huge_texts():
         assert cost(text) < 3 * base + 0.01, "the cut bounds the work"
         small = cost(text[: R.MAX_CHARS // 16])
         assert base < 16 * 4 * small + 0.01, "linear below the cut (quadratic would be 16x worse)"
+
+
+# --------------------------------------------------------------------------- issue 20, part 4
+# Each reproduced leak: a test that was red before its fix.
+
+def _token(prefix: str, n: int = 36, rng=None) -> str:
+    rng = rng or random.Random(SEED)
+    return prefix + "".join(rng.choice("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(n - 2)) + "7a"
+
+
+def standalone(entries):
+    """The corpus secrets that are recognisable on their own (not only by their context)."""
+    from cogit.redact import redact
+
+    return [(k, s) for k, s, _ in entries if "\n" not in s and " " not in s and redact(s)[0] == f"[REDACTED:{k}]"]
+
+
+def test_tokens_right_after_an_underscore_are_found():
+    """MCP tool names (`mcp__api__xoxb-…`) and Metacog pattern names glue a token to `_`/`__`."""
+    from cogit.redact import redact
+
+    found = standalone(corpus(SEED))
+    assert len(found) >= 40
+    for kind, secret in found:
+        for text in (f"mcp__api__{secret}", f"pattern_{secret}", f"retry-{secret}"):
+            out = redact(text)[0]
+            assert secret not in out and f"[REDACTED:{kind}]" in out, (SEED, kind, text[:60], out[:80])
+
+
+@pytest.mark.parametrize("line, value, kind", [
+    ("credential: aws_secret_access_key = {v}", "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "9Xk2q7Lm", "aws-secret-key"),
+    ("credential: password = {v}", "hunter2-" + "Qx81", "password"),
+    ("credentials: password: {v}", "s3cr3t-" + "horse", "password"),
+    ("password: password = {v}", "correct-" + "battery9", "password"),
+    ("note: db_password := {v}", "Tr0ub4dor" + "&3", "password"),
+])
+def test_every_assignment_of_a_line_is_checked(line, value, kind):
+    """The first assignment must not swallow the name of the real one."""
+    from cogit.redact import redact
+
+    out = redact(line.format(v=value))[0]
+    assert value not in out and f"[REDACTED:{kind}]" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "KeyError: 'author' in passwords.py line 3", "the key: value of a dict", "token = ${TOKEN}", "self.key = key",
+    "3 passed, 1 failed in 0.12s", "see https://example.com/a.b.c/d", "LTAI is a prefix", "SSWS tokens go in a header",
+    "pk.eyJ1IjoiZXhhbXBsZSJ9 is public", "sntrys_ is the prefix of Sentry tokens",
+])
+def test_ordinary_text_is_not_redacted(text):
+    from cogit.redact import redact
+
+    assert redact(text) == (text, 0)
+
+
+def test_new_kinds_in_their_real_formats():
+    """Alibaba AccessKey IDs, Okta API tokens, Mapbox secret tokens, Sentry org and user tokens."""
+    from cogit.redact import redact
+
+    entries = corpus(SEED)
+    for kind in ("alibaba-access-key-id", "okta-api-token", "mapbox-token", "sentry-token"):
+        mine = [(s, t) for k, s, t in entries if k == kind]
+        assert mine, kind
+        for secret, text in mine:
+            out = redact(text)[0]
+            assert secret not in out and f"[REDACTED:{kind}]" in out, (kind, out)
+
+
+def test_redact_then_cut_never_keeps_part_of_a_secret():
+    from cogit.redact import clip
+
+    for kind, secret in standalone(corpus(SEED)):
+        for at in range(0, len(secret), max(1, len(secret) // 7)):
+            text = "x" * (100 - at) + " " + secret + " tail"
+            cut = clip(text, 100 + 1 - (100 - at) % 3, 8)
+            assert secret[: max(12, len(secret) // 3)] not in cut, (kind, at, cut)
+            assert secret not in clip(text * 3, 150, 150)
+
+
+def test_hand_edit_then_commit_leaves_no_secret_in_the_digest_or_its_cache(initialized):
+    c = initialized
+    token = _token("gh" + "p_")
+    path = c.home / "memory" / "learnings.yaml"
+    path.write_text(path.read_text().replace("items: []", (
+        "items:\n  - id: l-00aa11\n    text: deploy with " + token + "\n    created_at: '2026-01-01T00:00:00Z'\n"
+        "    updated_at: '2026-01-01T00:00:00Z'\n    category: insight\n    source: human\n")))
+    c.run("commit")
+    assert token not in c.git("show", "HEAD:learnings.yaml")
+    cache = (c.home / "runtime" / "digest" / "main.json").read_text()
+    assert token not in cache and "[REDACTED:github-token]" in cache
+    out = c.hook("SessionStart", hook_payload("SessionStart", source="startup")).out
+    assert "deploy with [REDACTED:github-token]" in out and token not in out
+    assert token not in runtime_text(c)
+
+
+def test_a_secret_in_a_failing_command_is_redacted_before_any_cut(initialized):
+    """A failing command and its error become a signature, a rule's text, a motor learning and
+    a sense's message, each cut to fit: no part of the secret survives any of them."""
+    c = initialized
+    token = _token("gh" + "p_")
+    cmd = "curl -fsS -X POST https://api.example.com/deploy/releases/latest -H 'Authorization: token " + token + "'"
+    err = f"Exit code 22\ncurl: (22) The requested URL returned error: 401 for token {token} at https://api.example.com"
+    c.hook("SessionStart", hook_payload("SessionStart", source="startup"))
+    outs = []
+    for n in range(4):
+        outs.append(c.hook("PostToolUseFailure", hook_payload("PostToolUseFailure", tool_name="Bash",
+                                                               tool_input={"command": cmd}, error=err,
+                                                               tool_use_id=f"toolu_f{n:03d}")).out)
+    fixed = cmd.replace("token " + token, "token $GITHUB_TOKEN")
+    outs.append(c.hook("PostToolUse", hook_payload("PostToolUse", tool_name="Bash", tool_input={"command": fixed},
+                                                   tool_response={"stdout": "ok", "stderr": ""}, tool_use_id="toolu_ok")).out)
+    c.hook("SessionEnd", hook_payload("SessionEnd", reason="exit"))
+    c.run("finalize")
+    part = token[4:16]  # any 12 characters of it
+    where = {"hook stdout": "\n".join(outs), "objects": all_objects(c), "runtime": runtime_text(c)}
+    for name, text in where.items():
+        assert part not in text, name
+    assert any("[REDACTED:" in o for o in outs), outs  # the senses spoke, and said it redacted
+
+
+def test_fast_forward_pull_redacts_the_current_state_and_the_digest(tmp_path):
+    """The remote's head was committed by plain git with a secret: after a fast-forward the
+    state, the working tree and the digest hold none (history keeps it: `cogit scan` says)."""
+    from gitservers import init_bare
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    remote = init_bare(tmp_path / "srv" / "memory.git", env)
+    a, b = Cogit(tmp_path / "a"), Cogit(tmp_path / "b")
+    a.run("init")
+    a.run("remote", "add", "origin", str(remote))
+    a.run("sync")
+    b.run("clone", str(remote))
+    token = _token("sk" + "_live_", 40)
+    mem = a.home / "memory"
+    a.run("add", "learning", "a's learning")
+    (mem / "learnings.yaml").write_text((mem / "learnings.yaml").read_text().replace("a's learning", f"a's learning {token}"))
+    git(mem, "-c", "user.name=x", "-c", "user.email=x@y", "commit", "-qam", "plain git")
+    git(mem, "push", "-q", str(remote), "main")
+    b.run("pull")
+    assert token not in b.git("show", "HEAD:learnings.yaml")
+    assert token not in (b.home / "memory" / "learnings.yaml").read_text()
+    assert "[REDACTED:stripe-secret-key]" in (b.home / "memory" / "learnings.yaml").read_text()
+    assert token not in (b.home / "runtime" / "digest" / "main.json").read_text()
+    assert token not in b.hook("SessionStart", hook_payload("SessionStart", source="startup")).out
+    assert b.git("log", "-1", "--format=%(trailers:key=Cogit-Event,valueonly)").strip() == "sync.redact"
+    b.assert_healthy()
+
+
+def test_reflect_prints_and_stores_the_answer_redacted(initialized, tmp_path):
+    c = initialized
+    token = _token("xo" + "xb-", 40)
+    script = tmp_path / "model.py"
+    script.write_text("import json, sys\nsys.stdin.read()\nprint(json.dumps({'insights': ['the deploy key is %s'],"
+                      " 'learnings': [{'text': 'use %s for staging'}]}))\n" % (token, token))
+    for args in (["--dry-run"], ["--dry-run", "--json"], []):
+        proc = c.run("reflect", "--command", f"{sys.executable} {script}", *args)
+        assert token not in proc.out + proc.err, args
+        assert "[REDACTED:slack-token]" in proc.out
+    assert token not in all_objects(c)
+    # an answer refused by the schema names the value: redacted too
+    script.write_text("import json, sys\nsys.stdin.read()\nprint(json.dumps({'insights': [], 'learnings': ['use %s']}))\n" % token)
+    proc = c.run("reflect", "--command", f"{sys.executable} {script}", check=False)
+    assert proc.returncode != 0 and "[REDACTED:slack-token]" in proc.err and token not in proc.out + proc.err
+    assert token not in runtime_text(c)
+
+
+def test_texts_that_differ_only_in_their_secret_are_one_item(initialized):
+    c = initialized
+    rng = random.Random(SEED)
+    one, two = _token("gh" + "p_", rng=rng), _token("gh" + "p_", rng=rng)
+    c.run("add", "learning", f"push with the token {one}")
+    c.run("add", "learning", f"push with the token {two}")
+    items = c.json("show", "learnings")["learnings"]
+    assert len(items) == 1 and items[0].get("evidence") == 1, items

@@ -133,6 +133,9 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
                     raw = yamlio.dump(rt).encode()
             data, doc, n = redact_raw(section, raw, name, allow)
             redactions[0] += n
+            # What is cached and injected from this state (the digest, below) is what is
+            # stored: the redacted document, never the hand-edited one.
+            state[section] = doc
             if len(data) > yamlio.MAX_BYTES:
                 raise _too_big(name, section, len(data))
         else:
