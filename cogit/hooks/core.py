@@ -66,7 +66,23 @@ def handle(event: dict, home_root: str) -> str | None:
     handler = HANDLERS.get(event["event"])
     if handler is None:
         return None
-    return handler(event, session, cfg, home_root, timeout)
+    return _framed(event, handler(event, session, cfg, home_root, timeout))
+
+
+def _framed(event: dict, text: str | None) -> str | None:
+    """Every reply of every adapter passes here: only cogit's own frame lines stay tags;
+    any other framing tag (from an item, a tool's output, a model, a prompt) is neutralised,
+    so nothing ends a memory block early or opens one (cogit/frame.py)."""
+    from cogit.frame import guard, neutral
+
+    reply = event.get("reply")
+    if isinstance(reply, dict):  # OpenClaw's adapter builds its reply from the parts
+        for key, value in reply.items():
+            if isinstance(value, str):
+                reply[key] = guard(value)
+    if isinstance(event.get("notice"), str):
+        event["notice"] = neutral(event["notice"])
+    return guard(text)
 
 
 def _touch(state: dict, event: dict) -> None:
