@@ -626,9 +626,10 @@ def reflect(home: Home, *, endpoint: str | None = None, model: str | None = None
     # A model's answer may quote a secret (its prompt never holds one, but a model or a
     # command can say anything): what is printed, stored or proposed is the redacted answer.
     from cogit.redact import redact_tree
-    from cogit.store.scrub import allowlist
+    from cogit.store.scrub import allowlist, clean_tree
 
-    answer = redact_tree(answer, [0], allowlist(config))
+    # (and without control characters: no terminal escape reaches the screen, no NUL history)
+    answer = redact_tree(clean_tree(answer), [0], allowlist(config))
     report = {"reflector": reflector.kind, "model": reflector.name, "prompt_hash": phash, "answer": answer,
               "seconds": round(time.monotonic() - started, 3), "commit": None, "pending": [], "accepted": [],
               "dropped": [], "reflections": [], "dry_run": dry_run}

@@ -23,7 +23,7 @@ from cogit.locking import LockTimeout, queued_lock
 from cogit.paths import Home
 from cogit.redact import redact, redact_tree
 from cogit.store.notes import log_note
-from cogit.store.scrub import allowlist, redact_raw
+from cogit.store.scrub import allowlist, clean_tree, redact_raw
 from cogit.store import repo as git
 from cogit.store import loader, schema, yamlio
 from cogit.store.provenance import COMMITTER, Provenance, message
@@ -139,6 +139,7 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
             if len(data) > yamlio.MAX_BYTES:
                 raise _too_big(name, section, len(data))
         else:
+            clean_tree(state[section])  # no control character, no lone surrogate: fsck-clean, UTF-8
             redact_tree(state[section], redactions, allow)
             if stamp:
                 stamp_changes(state[section], before[section], stamp)
