@@ -103,13 +103,13 @@ def test_every_kind_through_every_path_leaves_no_secret_anywhere(initialized, tm
                       f"open(p, 'w').write(t + '\\n'.join(json.loads({payload!r})) + '\\n')\n")
     c.run("edit", "avoidances", env={"EDITOR": f"{sys.executable} {editor}", "VISUAL": ""})
     # 4. hooks: "remember this" prompts, MCP tool names, praise, then the session ends
-    c.hook("SessionStart", hook_payload("SessionStart", source="startup"))
+    outs = [c.hook("SessionStart", hook_payload("SessionStart", source="startup")).out]
     for t in texts:
         prompt = "remember this: " + " ".join(t.split())
-        c.hook("UserPromptSubmit", hook_payload("UserPromptSubmit", prompt=prompt))
+        outs.append(c.hook("UserPromptSubmit", hook_payload("UserPromptSubmit", prompt=prompt)).out)
     for n, t in enumerate(texts):
-        c.hook("PostToolUse", hook_payload("PostToolUse", tool_name=f"mcp__srv__{t}", tool_input={},
-                                           tool_response="ok", tool_use_id=f"toolu_{n:04d}"))
+        outs.append(c.hook("PostToolUse", hook_payload("PostToolUse", tool_name=f"mcp__srv__{t}", tool_input={},
+                                                       tool_response="ok", tool_use_id=f"toolu_{n:04d}")).out)
     c.hook("SessionEnd", hook_payload("SessionEnd", reason="exit"))
     c.run("finalize")
     # 5. a project whose folder name and origin URL hold secrets
@@ -134,11 +134,17 @@ def test_every_kind_through_every_path_leaves_no_secret_anywhere(initialized, tm
     c.assert_healthy()
 
     # Afterwards: nothing in any object (blobs, trees, commits and their messages),
-    # nothing in branch names, nothing in any runtime file.
+    # nothing in branch names, nothing in any runtime file (the digest cache included),
+    # nothing a hook printed, nothing in the report.
+    outs.append(c.hook("SessionStart", hook_payload("SessionStart", source="startup", session_id=SID[:-1] + "9")).out)
     objects = all_objects(c)
     assert_gone(c, entries, "git objects", objects)
     assert_gone(c, entries, "branch names", branches)
     assert_gone(c, entries, "runtime files", runtime_text(c))
+    assert_gone(c, entries, "hook stdout", "\n".join(outs))
+    assert "[REDACTED:" in outs[-1]  # the digest quotes the redacted items
+    c.run("report", "--out", str(tmp_path / "report.html"))
+    assert_gone(c, entries, "the report", (tmp_path / "report.html").read_text())
     missing = {k for k, _, _ in entries if f"[REDACTED:{k}]" not in objects}
     assert not missing, f"seed {SEED}: no [REDACTED:kind] for {missing}"
     tools = c.json("show", "tools")["tools"]["tools"]
@@ -491,3 +497,92 @@ def test_texts_that_differ_only_in_their_secret_are_one_item(initialized):
     c.run("add", "learning", f"push with the token {two}")
     items = c.json("show", "learnings")["learnings"]
     assert len(items) == 1 and items[0].get("evidence") == 1, items
+
+
+def test_every_kind_through_the_other_entry_paths_leaves_no_secret_anywhere(initialized, tmp_path):
+    """The rest of the entry paths: MCP remember, failing tool output (a motor learning, an
+    error-loop rule, its signature), an import, a reflection answer (stored and proposed, then
+    accepted), and another machine's memory by a fast-forward pull and by a merge. Then no
+    secret in any git object, the runtime folder (the digest cache with it), what the hooks
+    printed, what the MCP server answered, the report."""
+    from gitservers import init_bare
+    from test_mcp import session as mcp_session, text as mcp_text
+
+    c = initialized
+    entries = corpus(SEED)
+    texts = [t for _, _, t in entries]
+    outs: list[str] = []
+    # 1. another machine's memory, by a fast-forward pull, then by a merge
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    remote = init_bare(tmp_path / "srv" / "memory.git", env)
+    c.run("remote", "add", "origin", str(remote))
+    c.run("sync")
+    other = Cogit(tmp_path / "other")
+    other.run("clone", str(remote))
+    chunks = batches(texts, 1900)
+    half = len(chunks) // 2
+    for i, chunk in enumerate(chunks[:half]):
+        other.run("add", "learning", f"other {i}: {chunk}")
+    other.run("push")
+    c.run("pull")
+    assert c.json("log", "-n", "1")[0]["trailers"].get("Cogit-Event") != "merge"  # a fast-forward
+    c.run("add", "learning", "a local learning, so the next pull merges")
+    for i, chunk in enumerate(chunks[half:]):
+        other.run("add", "avoidance", f"other {i}: {chunk}")
+    other.run("push")
+    c.run("pull")
+    assert c.json("log", "-n", "1")[0]["trailers"]["Cogit-Event"] == "merge"
+    # 2. MCP remember, and what the server answers afterwards
+    async def steps(client):
+        answers = []
+        for i, chunk in enumerate(chunks):
+            answers.append(mcp_text(await client.call_tool("remember", {"kind": "heuristic", "text": f"mcp {i}: {chunk}"})))
+        answers.append(mcp_text(await client.call_tool("show", {"section": "heuristics"})))
+        answers.append(mcp_text(await client.call_tool("search", {"query": "REDACTED", "history": True, "limit": 50})))
+        return answers
+
+    answers = mcp_session(c, tmp_path, steps)
+    assert any('"remembered"' in a for a in answers)
+    # 3. failing tool output: the same failure three times, then the fix (a motor learning,
+    #    and at the fold an error-loop rule with its signature)
+    sid = SID[:-4] + "f00d"
+    outs.append(c.hook("SessionStart", dict(hook_payload("SessionStart", source="startup"), session_id=sid)).out)
+    for i, chunk in enumerate(batches(texts, 1500)):
+        line = " ".join(chunk.split())
+        for n in range(3):
+            outs.append(c.hook("PostToolUseFailure", dict(hook_payload(
+                "PostToolUseFailure", tool_name="Bash", tool_input={"command": f"deploy --note '{line}'"},
+                error=f"Exit code 1\nerror: deploy refused: {line}", tool_use_id=f"toolu_{i:03d}{n}"), session_id=sid)).out)
+        outs.append(c.hook("PostToolUse", dict(hook_payload(
+            "PostToolUse", tool_name="Bash", tool_input={"command": f"deploy --note ok{i}"},
+            tool_response={"stdout": "ok", "stderr": ""}, tool_use_id=f"toolu_{i:03d}ok"), session_id=sid)).out)
+    outs.append(c.hook("SessionEnd", dict(hook_payload("SessionEnd", reason="exit"), session_id=sid)).out)
+    c.run("finalize")
+    rules = c.json("show", "rules")["rules"]
+    assert any(r["detector"] == "error_loop" and "[redacted:" in r["signature"] for r in rules), rules  # learned from
+    # 4. an import
+    md = tmp_path / "CLAUDE.md"
+    md.write_text("# Notes\n" + "".join(f"- imported {i}: {' '.join(chunk.split())}\n" for i, chunk in enumerate(chunks)))
+    c.run("import", "claude-memory", str(md))
+    # 5. a reflection answer: insights stored, proposals accepted
+    small = batches(texts, 480)
+    for start in range(0, len(small), 20):
+        part = small[start:start + 20]
+        answer = {"insights": part[:10], "heuristics": part[10:20],
+                  "learnings": [{"text": t} for t in part[:10]], "avoidances": part[10:20]}
+        model = tmp_path / f"model{start}.py"
+        model.write_text(f"import sys\nsys.stdin.read()\nprint({json.dumps(json.dumps(answer))})\n")
+        outs.append(c.run("reflect", "--command", f"{sys.executable} {model}").out)
+    for p in c.json("review"):
+        outs.append(c.run("accept", p["id"]).out)
+    outs.append(c.hook("SessionStart", dict(hook_payload("SessionStart", source="startup"), session_id=SID[:-4] + "beef")).out)
+    c.run("report", "--out", str(tmp_path / "report.html"))
+    c.assert_healthy()
+
+    objects = all_objects(c)
+    for where, text in (("git objects", objects), ("runtime files", runtime_text(c)), ("hook and command output", "\n".join(outs)),
+                        ("MCP answers", "\n".join(answers)), ("the report", (tmp_path / "report.html").read_text())):
+        assert_gone(c, entries, where, text)
+    assert "[REDACTED:" in outs[-1]
+    missing = {k for k, _, _ in entries if f"[REDACTED:{k}]" not in objects}
+    assert not missing, f"seed {SEED}: no [REDACTED:kind] for {missing}"
