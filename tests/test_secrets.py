@@ -586,3 +586,19 @@ def test_every_kind_through_the_other_entry_paths_leaves_no_secret_anywhere(init
     assert "[REDACTED:" in outs[-1]
     missing = {k for k, _, _ in entries if f"[REDACTED:{k}]" not in objects}
     assert not missing, f"seed {SEED}: no [REDACTED:kind] for {missing}"
+
+
+def test_a_secret_across_a_cut_of_a_prompt_leaves_no_part_in_the_commit(initialized):
+    """A "remember this" prompt's evidence and feedback are cut to 300 and 200 characters for
+    the commit's trailers: redacted first, so a token across the cut leaves nothing behind."""
+    c = initialized
+    token = _token("gh" + "p_", 40)
+    for at in (270, 280):
+        prompt = "remember this: " + "w " * ((at - 15) // 2) + token + " is the deploy token, thanks great work"
+        c.hook("UserPromptSubmit", hook_payload("UserPromptSubmit", prompt=prompt, session_id=f"{SID[:-3]}{at}"))
+        c.hook("SessionEnd", hook_payload("SessionEnd", reason="exit", session_id=f"{SID[:-3]}{at}"))
+    c.run("finalize")
+    objects = all_objects(c)
+    assert "[REDACTED:github-token]" in objects
+    for n in range(0, len(token) - 12, 4):
+        assert token[n:n + 12] not in objects and token[n:n + 12] not in runtime_text(c), n

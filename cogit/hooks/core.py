@@ -183,10 +183,11 @@ def on_prompt(event, session, cfg, home_root, timeout):
     if learning or praised:
         # Queued and echoed as it will be stored: what is kept of the prompt is redacted
         # before it reaches the runtime file (the store redacts again before any commit).
-        from cogit.redact import redact
+        from cogit.redact import clip, redact
 
         learning = redact(learning, allow)[0] if learning else learning
-        evidence, feedback = redact(text[:300], allow)[0], redact(text[:200], allow)[0]
+        # redact, then cut: a cut first leaves part of a secret no pattern recognises
+        evidence, feedback = clip(text, 300, 0, "", allow), clip(text, 200, 0, "", allow)
     else:
         evidence = feedback = ""
     min_chars = int(cfg.get("learning", {}).get("meaningful_min_chars", 40))

@@ -21,7 +21,7 @@ from typing import Callable
 from cogit.errors import Conflict, InvalidState, Locked
 from cogit.locking import LockTimeout, queued_lock
 from cogit.paths import Home
-from cogit.redact import redact, redact_tree
+from cogit.redact import clip, redact, redact_tree
 from cogit.store.notes import log_note
 from cogit.store.scrub import allowlist, clean_tree, redact_raw
 from cogit.store import repo as git
@@ -325,7 +325,8 @@ def describe_pruned(pruned: list[tuple[str, dict]], by_size: bool = False) -> st
     why = f"to keep each file within {yamlio.MAX_BYTES} bytes, what cogit reads" if by_size else "by caps"
     lines = [f"Pruned {why} (still in history; `cogit revert` or `cogit log --item ID` finds them):"]
     for section, item in pruned:
-        lines.append(f"- {SINGULAR.get(section, section)} {item.get('id')} {item.get('text', '')!r}"[:300])
+        # redact, then cut: the item may be pruned in the very commit that adds it, unredacted yet
+        lines.append(clip(f"- {SINGULAR.get(section, section)} {item.get('id')} {item.get('text', '')!r}", 300, 0, ""))
     return "\n".join(lines)
 
 
