@@ -14,6 +14,8 @@ import json
 import os
 import sys
 
+import pytest
+
 from conftest import Cogit, git
 
 BAD = "nul\x00 bell\x07 esc\x1b[31m del\x7f bs\x08 cr\r vt\x0b sep\u2028 c1\x85 end"
@@ -112,4 +114,31 @@ def test_a_lone_surrogate_neither_breaks_a_session_nor_a_commit(initialized, tmp
     model.write_text("import sys\nsys.stdin.read()\nprint('{\"insights\": [\"lone \\\\ud800 half\"]}')\n")
     out = c.run("reflect", "--command", f"{sys.executable} {model}").out
     assert "lone \ufffd half" in out
+    c.assert_healthy()
+
+
+@pytest.mark.parametrize("transport", ["git", "dulwich"])
+def test_a_pulled_commit_that_fails_fsck_is_refused(initialized, tmp_path, transport):
+    """A remote holding a commit with a NUL in its message (made with `git hash-object
+    --literally`): the pull is refused before anything local moves, memory stays fsck-clean,
+    over either transport (git's fetch checks objects itself; dulwich's does not)."""
+    from gitservers import init_bare
+
+    c = initialized
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    remote = init_bare(tmp_path / "srv" / "memory.git", env)
+    c.run("remote", "add", "origin", str(remote))
+    c.run("sync")
+    tip = git(remote, "rev-parse", "main").strip()
+    tree = git(remote, "rev-parse", "main^{tree}").strip()
+    raw = (f"tree {tree}\nparent {tip}\nauthor x <x@y> 1700000000 +0000\ncommitter x <x@y> 1700000000 +0000\n\n"
+           "hello\x00world\n").encode()
+    obj = tmp_path / "commit.raw"
+    obj.write_bytes(raw)
+    bad = git(remote, "hash-object", "-t", "commit", "--literally", "-w", str(obj)).strip()
+    git(remote, "update-ref", "refs/heads/main", bad)
+    before = c.git("rev-parse", "main").strip()
+    proc = c.run("pull", check=False, env={"COGIT_SYNC_TRANSPORT": transport})
+    assert proc.returncode != 0 and "NUL" in proc.err, proc.out + proc.err
+    assert c.git("rev-parse", "main").strip() == before
     c.assert_healthy()

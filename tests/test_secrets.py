@@ -469,6 +469,11 @@ def test_fast_forward_pull_redacts_the_current_state_and_the_digest(tmp_path):
     assert token not in b.hook("SessionStart", hook_payload("SessionStart", source="startup")).out
     assert b.git("log", "-1", "--format=%(trailers:key=Cogit-Event,valueonly)").strip() == "sync.redact"
     b.assert_healthy()
+    # a clone is a first pull: the same
+    d = Cogit(tmp_path / "d")
+    d.run("clone", str(remote))
+    assert token not in (d.home / "memory" / "learnings.yaml").read_text()
+    assert token not in (d.home / "runtime" / "digest" / "main.json").read_text()
 
 
 def test_reflect_prints_and_stores_the_answer_redacted(initialized, tmp_path):

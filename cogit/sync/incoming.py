@@ -54,7 +54,7 @@ def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | 
         if walked is not None:
             walked[branch] = len(commits)
         for commit in commits:
-            problems = git.tree_problems(repo, commit, STATE_FILES, yamlio.MAX_BYTES, good_trees)
+            problems = git.commit_problems(repo, commit) + git.tree_problems(repo, commit, STATE_FILES, yamlio.MAX_BYTES, good_trees)
             if problems:
                 raise InvalidState(
                     f"refused the pull: {branch} commit {commit[:10]}: {problems[0]}"
