@@ -73,9 +73,11 @@ def _framed(event: dict, text: str | None) -> str | None:
     """Every reply of every adapter passes here: only cogit's own frame lines stay tags;
     any other framing tag (from an item, a tool's output, a model, a prompt) is neutralised,
     so nothing ends a memory block early or opens one (cogit/frame.py)."""
+    reply = event.get("reply")
+    if not text and not reply and not event.get("notice"):
+        return text  # most tool calls: nothing to say, nothing imported
     from cogit.frame import guard, neutral
 
-    reply = event.get("reply")
     if isinstance(reply, dict):  # OpenClaw's adapter builds its reply from the parts
         for key, value in reply.items():
             if isinstance(value, str):
