@@ -108,7 +108,7 @@ def read_prompt(prompt):
 
     # Redacted, then cut: the summary and the terms are quoted in the senses' messages.
     text = clip(prompt, bounds.PROMPT_HEAD, bounds.PROMPT_TAIL, bounds.GAP)
-    return {"terms": prompt_terms(text), "summary": clip(" ".join(text.split()), 120)}
+    return {"terms": prompt_terms(text), "summary": clip(" ".join(text.split()), 120, 0, "")}
 
 
 def on_prompt(state, prompt, now, read=None):
