@@ -64,8 +64,13 @@ def view_of(home: Home, folder: str) -> View:
 
 
 def bounded(value) -> str:
-    """JSON text of at most OUTPUT_CHARS characters; a cut says so."""
-    text = json.dumps(value, ensure_ascii=False, indent=1, default=str)
+    """JSON text of at most OUTPUT_CHARS characters; a cut says so.
+
+    Answers quote memory (what a pull, a tool or a model wrote): framing tags in them are
+    neutralised (cogit/frame.py), so an answer cannot pose as a memory block or the system."""
+    from cogit.frame import neutral
+
+    text = neutral(json.dumps(value, ensure_ascii=False, indent=1, default=str))
     if len(text) <= OUTPUT_CHARS:
         return text
     note = (f"\n... cut: the answer was {len(text):,} characters, over the {OUTPUT_CHARS:,} budget. "
@@ -191,8 +196,10 @@ def digest_text(view: View) -> str:
     from cogit.store import digest
 
     path = digest.cache_path(view.home, view.write_branch if view.project_branch and _exists(view, view.project_branch) else "main")
+    from cogit.frame import guard
+
     try:
-        return json.loads(path.read_text("utf-8")).get("text", "")
+        return guard(json.loads(path.read_text("utf-8")).get("text", "")) or ""
     except (OSError, ValueError):
         return ""
 
@@ -291,7 +298,9 @@ def build(home: Home, folder: str):
         try:
             return bounded(fn(view, *args, **kwargs))
         except CogitError as e:
-            raise ToolError(e.message.rstrip(".") + "." + (f" {e.hint}" if e.hint else "")) from None
+            from cogit.frame import neutral
+
+            raise ToolError(neutral(e.message.rstrip(".") + "." + (f" {e.hint}" if e.hint else ""))) from None
         except Exception as e:  # a bug must not kill the server: say so, keep serving
             from cogit.cli import _busy
             from cogit.store.write import log_note
@@ -344,7 +353,9 @@ def build(home: Home, folder: str):
             try:
                 return bounded(tool_show(view, name))
             except CogitError as e:
-                return e.message
+                from cogit.frame import neutral
+
+                return neutral(e.message)
         return read
 
     for name in SECTIONS:

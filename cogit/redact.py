@@ -77,7 +77,7 @@ _KINDS: list[tuple] = [
     ("stripe-secret-key", ("sk_live_", "sk_test_"), _tok("sk_", r"(?:live|test)_[A-Za-z0-9]{10,247}+"), 0, None, False),
     ("stripe-restricted-key", ("rk_live_", "rk_test_"), _tok("rk_", r"(?:live|test)_[A-Za-z0-9]{10,247}+"), 0, None, False),
     ("stripe-webhook-secret", ("whsec_",), _tok("whsec_", r"[A-Za-z0-9]{24,100}+"), 0, None, False),
-    ("square-token", ("EAAA", "sq0atp-", "sq0csp-"), r"(?:E(?<![A-Za-z0-9_-].)AAA[A-Za-z0-9_-]{56,100}+|s(?<![A-Za-z0-9_-].)q0(?:atp|csp)-[A-Za-z0-9_-]{22,60}+)", 0, None, False),
+    ("square-token", ("EAAA", "sq0atp-", "sq0csp-"), r"(?:E(?<![A-Za-z0-9].)AAA[A-Za-z0-9_-]{56,100}+|s(?<![A-Za-z0-9].)q0(?:atp|csp)-[A-Za-z0-9_-]{22,60}+)", 0, None, False),
     ("braintree-token", ("access_token$production$", "access_token$sandbox$"),
      r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}", 0, None, False),
     ("shopify-token", ("shpat_", "shpca_", "shppa_", "shpss_"), _tok("shp", r"(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"), 0, None, False),
@@ -87,7 +87,7 @@ _KINDS: list[tuple] = [
     ("mailgun-api-key", ("key-",), _tok("key-", r"[0-9a-zA-Z]{32}(?![A-Za-z0-9])"), 0, "_mixed_digit", False),
     ("mailchimp-api-key", ("-us",), r"-us[0-9]{1,2}(?![A-Za-z0-9])", 0, "_mailchimp", False),
     ("slack-token", ("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe", "xapp-"),
-     r"x(?<![A-Za-z0-9_-].)(?:ox[abposre](?:\.[A-Za-z0-9_-]{0,10})?|app)-[A-Za-z0-9-]{10,300}+", 0, None, False),
+     r"x(?<![A-Za-z0-9].)(?:ox[abposre](?:\.[A-Za-z0-9_-]{0,10})?|app)-[A-Za-z0-9-]{10,300}+", 0, None, False),
     ("slack-webhook", ("hooks.slack.com",), r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,300}+", 0, None, False),
     ("discord-webhook", ("/api/webhooks/",), r"/api/webhooks/[0-9]{5,30}/[A-Za-z0-9_-]{20,200}+", 0, None, False),
     ("discord-bot-token", (".",), r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}+", 0, "_discord", False),
@@ -99,16 +99,24 @@ _KINDS: list[tuple] = [
     ("heroku-api-key", ("HRKU-",), _tok("HRKU-", r"[A-Za-z0-9_-]{40,100}+"), 0, None, False),
     ("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), _tok("do", r"[por]_v1_[a-f0-9]{64}"), 0, None, False),
     ("linear-api-key", ("lin_api_", "lin_oauth_"), _tok("lin_", r"(?:api|oauth)_[A-Za-z0-9]{32,60}+"), 0, None, False),
-    ("notion-token", ("secret_", "ntn_"), r"(?:s(?<![A-Za-z0-9_-].)ecret_[A-Za-z0-9]{43}|n(?<![A-Za-z0-9_-].)tn_[A-Za-z0-9]{40,50}+)(?![A-Za-z0-9])", 0, "_mixed", False),
+    ("notion-token", ("secret_", "ntn_"), r"(?:s(?<![A-Za-z0-9].)ecret_[A-Za-z0-9]{43}|n(?<![A-Za-z0-9].)tn_[A-Za-z0-9]{40,50}+)(?![A-Za-z0-9])", 0, "_mixed", False),
     ("doppler-token", ("dp.",), _tok("dp.", r"(?:st|ct|pt|sa|scim|audit)\.[A-Za-z0-9_.-]{40,200}+"), 0, None, False),
     ("pulumi-token", ("pul-",), _tok("pul-", r"[a-f0-9]{40}"), 0, None, False),
     ("terraform-cloud-token", (".atlasv1.",), r"\.atlasv1\.[A-Za-z0-9_=-]{60,100}+", 0, "_atlas", False),
-    ("flyio-token", ("fo1_", "fm1", "fm2"), r"f(?<![A-Za-z0-9_-].)(?:o1_[A-Za-z0-9_-]{40,50}+|m[12][ar]?_[A-Za-z0-9+/=_-]{50,2000}+)", 0, None, False),
+    ("flyio-token", ("fo1_", "fm1", "fm2"), r"f(?<![A-Za-z0-9].)(?:o1_[A-Za-z0-9_-]{40,50}+|m[12][ar]?_[A-Za-z0-9+/=_-]{50,2000}+)", 0, None, False),
     ("supabase-token", ("sbp_", "sb_secret_"), _tok("sb", r"(?:p_[a-f0-9]{40}|_secret_[A-Za-z0-9_-]{20,80}+)"), 0, None, False),
     ("postman-api-key", ("PMAK-",), _tok("PMAK-", r"[a-f0-9]{24}-[a-f0-9]{34}"), 0, None, False),
     ("grafana-token", ("glc_", "glsa_"), _tok("gl", r"(?:c_[A-Za-z0-9+/=]{32,400}+|sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})"), 0, None, False),
     ("databricks-token", ("dapi",), _tok("dapi", r"[a-f0-9]{32}(?:-[0-9])?"), 0, None, False),
     ("netlify-token", ("nfp_",), _tok("nfp_", r"[A-Za-z0-9]{36,40}+"), 0, None, False),
+    # Alibaba Cloud AccessKey IDs: LTAI and 12 or 20 letters and digits (16 or 24 in all).
+    ("alibaba-access-key-id", ("LTAI",), "L(?<![A-Za-z0-9].)TAI[A-Za-z0-9]{12}(?:[A-Za-z0-9]{8})?(?![A-Za-z0-9])", 0, "_mixed", False),
+    # Okta API tokens travel as `Authorization: SSWS <token>` (00 and 40 characters).
+    ("okta-api-token", ("SSWS",), r"S(?<![A-Za-z0-9].)SWS[ \t]{1,4}+([A-Za-z0-9_-]{30,80}+)", 1, "_bearer", False),
+    # Mapbox secret (sk.) and temporary (tk.) tokens: the kind, a base64url JSON payload, a signature.
+    ("mapbox-token", ("sk.eyJ", "tk.eyJ"), r"[st](?<![A-Za-z0-9].)k\.eyJ[A-Za-z0-9_-]{20,400}+\.[A-Za-z0-9_-]{20,100}+", 0, None, False),
+    # Sentry organization auth tokens (sntrys_ and a base64 JSON payload with its secret) and user tokens.
+    ("sentry-token", ("sntrys_", "sntryu_"), _tok("sntry", r"(?:s_eyJ[A-Za-z0-9+/=_-]{40,2000}+|u_[a-f0-9]{64})"), 0, None, False),
     ("sentry-dsn", ("://",), r"://([0-9a-f]{32})(?::[0-9a-f]{32})?@", 0, "_sentry", False),
     ("connection-string", ("://",),
      r"(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|clickhouse|cockroachdb|neo4j(?:\+s)?)://" + _USER + ":" + _PASS + "@",
@@ -156,6 +164,49 @@ def redact(text: str, allow=()) -> tuple[str, int]:
     return "".join(out), len(spans)
 
 
+def clip(text: str, head: int, tail: int = 0, gap: str = "…", allow=()) -> str:
+    """Redact, then cut: `text` redacted, at most `head` characters of its start and `tail` of
+    its end (around `gap`) kept, never a part of a secret.
+
+    Cutting first would leave the start of a secret too short to be recognised (`ghp_` and
+    20 characters) in a rule, a signature or a summary. The cut points are chosen in the
+    original text, moved off any secret; only a window of OVERLAP characters past each cut
+    point is analysed, so a 4 MB error text costs what its head and tail cost."""
+    if not text:
+        return text
+    if len(text) <= head + tail:
+        return redact(text, allow)[0]
+    window = text[: head + OVERLAP]
+    h = head
+    spans = find(window, allow)
+    for s, e, _ in spans:
+        if s < h < e:
+            h = s  # the secret that straddles the cut goes, whole
+    # (a marker longer than its secret may be cut: it is cogit's own text)
+    out = _replace(window, [sp for sp in spans if sp[1] <= h], 0, h)[:head]
+    if tail <= 0:
+        return out + gap
+    offset = max(h, len(text) - tail - OVERLAP)
+    window = text[offset:]
+    t = len(text) - tail - offset
+    spans = find(window, allow)
+    for s, e, _ in spans:
+        if s < t < e:
+            t = e
+    end = _replace(window, [sp for sp in spans if sp[0] >= t], t, len(window))
+    return out + gap + end[len(end) - tail:]
+
+
+def _replace(text: str, spans, start: int, end: int) -> str:
+    out, last = [], start
+    for s, e, kind in spans:
+        out.append(text[last:s])
+        out.append(f"[REDACTED:{kind}]")
+        last = e
+    out.append(text[last:end])
+    return "".join(out)
+
+
 def find(text: str, allow=()) -> list[tuple[int, int, str]]:
     """The secrets in a text as (start, end, kind), in order, not overlapping.
 
@@ -171,7 +222,9 @@ def find(text: str, allow=()) -> list[tuple[int, int, str]]:
             hay = text
         for t in kind[1]:
             if t in hay:
-                candidates.append(i)
+                hint = _HINTS.get(kind[0])
+                if hint is None or hint(hay, kind[1]):
+                    candidates.append(i)
                 break
     if not candidates:
         return []
@@ -189,6 +242,58 @@ def find(text: str, allow=()) -> list[tuple[int, int, str]]:
             cut = max(cut, end)
         pos += cut
     return found
+
+
+# Hints: for the kinds whose triggers are common in ordinary text (a `.`, a `://`, the word
+# `pass` in "3 passed"), a plain-string look at what must follow the trigger, so a command
+# or an error message that holds no candidate imports no `re` (10-20 ms on a hook).
+def _hint_dots(hay: str, _triggers) -> bool:
+    """`.xxxxxx.`: the middle part of a Discord bot token."""
+    i = hay.find(".")
+    while 0 <= i < len(hay) - 7:
+        if hay[i + 7] == "." and all(c in _B64URL for c in hay[i + 1 : i + 7]):
+            return True
+        i = hay.find(".", i + 1)
+    return False
+
+
+def _hint_userinfo(hay: str, _triggers) -> bool:
+    """`://...@`: credentials (or a Sentry key) in the authority of a URL."""
+    i = hay.find("://")
+    while i >= 0:
+        at = hay.find("@", i + 3, i + 400)
+        if at >= 0 and not any(c.isspace() for c in hay[i + 3 : at]):
+            return True
+        i = hay.find("://", i + 3)
+    return False
+
+
+def _hint_assignment(hay: str, triggers) -> bool:
+    """A secret-like word followed by an assignment (`:`, `=`, `:=`, `=>`)."""
+    n = len(hay)
+    for t in triggers:
+        i = hay.find(t)
+        while i >= 0:
+            j = i + len(t)
+            if t == "pass":
+                for rest in ("word", "wd", "phrase"):
+                    if hay.startswith(rest, j):
+                        j += len(rest)
+                        break
+            k = j + 2
+            while j < k and j < n and hay[j] == "s":  # credentials, keys
+                j += 1
+            k = j + 6
+            while j < k and j < n and hay[j] in "\"' \t":  # a quote, blanks
+                j += 1
+            if j < n and hay[j] in ":=":
+                return True
+            i = hay.find(t, i + 1)
+    return False
+
+
+_HINTS = {"discord-bot-token": _hint_dots, "sentry-dsn": _hint_userinfo, "connection-string": _hint_userinfo,
+          "url-password": _hint_userinfo, "secret": _hint_assignment}
 
 
 def _remember_clean(text: str) -> None:
@@ -209,7 +314,7 @@ def _spans(window: str, wlow: str | None, candidates: list[int], allow) -> list[
 
             rx = _COMPILED[kind] = re.compile(pattern)
         hay = wlow if ci else window
-        for m in rx.finditer(hay):
+        for m in (_assignments(rx, hay, window) if kind == "secret" else rx.finditer(hay)):
             start, end = m.span(group)
             if check is not None:
                 res = _CHECKS[check](window, m, start, end)
@@ -233,6 +338,36 @@ def _spans(window: str, wlow: str | None, candidates: list[int], allow) -> list[
         spans.append((start, end, kind))
         last = end
     return spans
+
+
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+def _assignments(rx, hay, window):
+    """The matches of the assignment kind, every assignment of a line included.
+
+    `credential: aws_secret_access_key = X` first matches `credential:` with the value
+    `aws_secret_access_key`: a name that is itself assigned to. That match is skipped and the
+    search goes on from the name, so `..._key = X` is checked (and X redacted). Only a name
+    (at most 80 name characters) restarts the search, so each character is read a bounded
+    number of times."""
+    pos, n = 0, len(hay)
+    while pos < n:
+        m = rx.search(hay, pos)
+        if m is None:
+            return
+        start, end = m.span(1)
+        value = window[start:end]
+        name = value.rstrip(":=")
+        if len(name) <= 80 and name and all(c in _NAME_CHARS for c in name):
+            after = end
+            while after < n and window[after] in " \t":
+                after += 1
+            if len(name) < len(value) or (after < n and window[after] in ":="):
+                pos = start  # the value is the name of the next assignment
+                continue
+        yield m
+        pos = m.end()
 
 
 # --- checks: (window, match, start, end) -> False | True | (start, end, kind) ---------
@@ -301,7 +436,7 @@ def _mailchimp(window, m, start, end):
 
 
 def _discord(window, m, start, end):
-    i = _back(window, start, _B64URL, 23, 28)
+    i = _back(window, start, _ALNUM, 23, 28)  # base64 of a numeric id: no `_` or `-` (which may glue it to a name)
     if i < 0 or window[i] not in "MNO" or not _mixed(window, m, i, end):
         return False
     return i, end, "discord-bot-token"

@@ -103,13 +103,13 @@ def test_every_kind_through_every_path_leaves_no_secret_anywhere(initialized, tm
                       f"open(p, 'w').write(t + '\\n'.join(json.loads({payload!r})) + '\\n')\n")
     c.run("edit", "avoidances", env={"EDITOR": f"{sys.executable} {editor}", "VISUAL": ""})
     # 4. hooks: "remember this" prompts, MCP tool names, praise, then the session ends
-    c.hook("SessionStart", hook_payload("SessionStart", source="startup"))
+    outs = [c.hook("SessionStart", hook_payload("SessionStart", source="startup")).out]
     for t in texts:
         prompt = "remember this: " + " ".join(t.split())
-        c.hook("UserPromptSubmit", hook_payload("UserPromptSubmit", prompt=prompt))
+        outs.append(c.hook("UserPromptSubmit", hook_payload("UserPromptSubmit", prompt=prompt)).out)
     for n, t in enumerate(texts):
-        c.hook("PostToolUse", hook_payload("PostToolUse", tool_name=f"mcp__srv__{t}", tool_input={},
-                                           tool_response="ok", tool_use_id=f"toolu_{n:04d}"))
+        outs.append(c.hook("PostToolUse", hook_payload("PostToolUse", tool_name=f"mcp__srv__{t}", tool_input={},
+                                                       tool_response="ok", tool_use_id=f"toolu_{n:04d}")).out)
     c.hook("SessionEnd", hook_payload("SessionEnd", reason="exit"))
     c.run("finalize")
     # 5. a project whose folder name and origin URL hold secrets
@@ -134,11 +134,17 @@ def test_every_kind_through_every_path_leaves_no_secret_anywhere(initialized, tm
     c.assert_healthy()
 
     # Afterwards: nothing in any object (blobs, trees, commits and their messages),
-    # nothing in branch names, nothing in any runtime file.
+    # nothing in branch names, nothing in any runtime file (the digest cache included),
+    # nothing a hook printed, nothing in the report.
+    outs.append(c.hook("SessionStart", hook_payload("SessionStart", source="startup", session_id=SID[:-1] + "9")).out)
     objects = all_objects(c)
     assert_gone(c, entries, "git objects", objects)
     assert_gone(c, entries, "branch names", branches)
     assert_gone(c, entries, "runtime files", runtime_text(c))
+    assert_gone(c, entries, "hook stdout", "\n".join(outs))
+    assert "[REDACTED:" in outs[-1]  # the digest quotes the redacted items
+    c.run("report", "--out", str(tmp_path / "report.html"))
+    assert_gone(c, entries, "the report", (tmp_path / "report.html").read_text())
     missing = {k for k, _, _ in entries if f"[REDACTED:{k}]" not in objects}
     assert not missing, f"seed {SEED}: no [REDACTED:kind] for {missing}"
     tools = c.json("show", "tools")["tools"]["tools"]
@@ -317,3 +323,287 @@ def test_cost_is_bounded_on_huge_texts():
         assert cost(text) < 3 * base + 0.01, "the cut bounds the work"
         small = cost(text[: R.MAX_CHARS // 16])
         assert base < 16 * 4 * small + 0.01, "linear below the cut (quadratic would be 16x worse)"
+
+
+# --------------------------------------------------------------------------- issue 20, part 4
+# Each reproduced leak: a test that was red before its fix.
+
+def _token(prefix: str, n: int = 36, rng=None) -> str:
+    rng = rng or random.Random(SEED)
+    return prefix + "".join(rng.choice("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(n - 2)) + "7a"
+
+
+def standalone(entries):
+    """The corpus secrets that are recognisable on their own (not only by their context)."""
+    from cogit.redact import redact
+
+    return [(k, s) for k, s, _ in entries if "\n" not in s and " " not in s and redact(s)[0] == f"[REDACTED:{k}]"]
+
+
+def test_tokens_right_after_an_underscore_are_found():
+    """MCP tool names (`mcp__api__xoxb-…`) and Metacog pattern names glue a token to `_`/`__`."""
+    from cogit.redact import redact
+
+    found = standalone(corpus(SEED))
+    assert len(found) >= 40
+    for kind, secret in found:
+        for text in (f"mcp__api__{secret}", f"pattern_{secret}", f"retry-{secret}"):
+            out = redact(text)[0]
+            assert secret not in out and f"[REDACTED:{kind}]" in out, (SEED, kind, text[:60], out[:80])
+
+
+@pytest.mark.parametrize("line, value, kind", [
+    ("credential: aws_secret_access_key = {v}", "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "9Xk2q7Lm", "aws-secret-key"),
+    ("credential: password = {v}", "hunter2-" + "Qx81", "password"),
+    ("credentials: password: {v}", "s3cr3t-" + "horse", "password"),
+    ("password: password = {v}", "correct-" + "battery9", "password"),
+    ("note: db_password := {v}", "Tr0ub4dor" + "&3", "password"),
+])
+def test_every_assignment_of_a_line_is_checked(line, value, kind):
+    """The first assignment must not swallow the name of the real one."""
+    from cogit.redact import redact
+
+    out = redact(line.format(v=value))[0]
+    assert value not in out and f"[REDACTED:{kind}]" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "KeyError: 'author' in passwords.py line 3", "the key: value of a dict", "token = ${TOKEN}", "self.key = key",
+    "3 passed, 1 failed in 0.12s", "see https://example.com/a.b.c/d", "LTAI is a prefix", "SSWS tokens go in a header",
+    "pk.eyJ1IjoiZXhhbXBsZSJ9 is public", "sntrys_ is the prefix of Sentry tokens",
+])
+def test_ordinary_text_is_not_redacted(text):
+    from cogit.redact import redact
+
+    assert redact(text) == (text, 0)
+
+
+def test_new_kinds_in_their_real_formats():
+    """Alibaba AccessKey IDs, Okta API tokens, Mapbox secret tokens, Sentry org and user tokens."""
+    from cogit.redact import redact
+
+    entries = corpus(SEED)
+    for kind in ("alibaba-access-key-id", "okta-api-token", "mapbox-token", "sentry-token"):
+        mine = [(s, t) for k, s, t in entries if k == kind]
+        assert mine, kind
+        for secret, text in mine:
+            out = redact(text)[0]
+            assert secret not in out and f"[REDACTED:{kind}]" in out, (kind, out)
+
+
+def test_redact_then_cut_never_keeps_part_of_a_secret():
+    from cogit.redact import clip
+
+    for kind, secret in standalone(corpus(SEED)):
+        for at in range(0, len(secret), max(1, len(secret) // 7)):
+            text = "x" * (100 - at) + " " + secret + " tail"
+            cut = clip(text, 100 + 1 - (100 - at) % 3, 8)
+            assert secret[: max(12, len(secret) // 3)] not in cut, (kind, at, cut)
+            assert secret not in clip(text * 3, 150, 150)
+
+
+def test_hand_edit_then_commit_leaves_no_secret_in_the_digest_or_its_cache(initialized):
+    c = initialized
+    token = _token("gh" + "p_")
+    path = c.home / "memory" / "learnings.yaml"
+    path.write_text(path.read_text().replace("items: []", (
+        "items:\n  - id: l-00aa11\n    text: deploy with " + token + "\n    created_at: '2026-01-01T00:00:00Z'\n"
+        "    updated_at: '2026-01-01T00:00:00Z'\n    category: insight\n    source: human\n")))
+    c.run("commit")
+    assert token not in c.git("show", "HEAD:learnings.yaml")
+    cache = (c.home / "runtime" / "digest" / "main.json").read_text()
+    assert token not in cache and "[REDACTED:github-token]" in cache
+    out = c.hook("SessionStart", hook_payload("SessionStart", source="startup")).out
+    assert "deploy with [REDACTED:github-token]" in out and token not in out
+    assert token not in runtime_text(c)
+
+
+def test_a_secret_in_a_failing_command_is_redacted_before_any_cut(initialized):
+    """A failing command and its error become a signature, a rule's text, a motor learning and
+    a sense's message, each cut to fit: no part of the secret survives any of them."""
+    c = initialized
+    token = _token("gh" + "p_")
+    cmd = "curl -fsS -X POST https://api.example.com/deploy/releases/latest -H 'Authorization: token " + token + "'"
+    err = f"Exit code 22\ncurl: (22) The requested URL returned error: 401 for token {token} at https://api.example.com"
+    c.hook("SessionStart", hook_payload("SessionStart", source="startup"))
+    outs = []
+    for n in range(4):
+        outs.append(c.hook("PostToolUseFailure", hook_payload("PostToolUseFailure", tool_name="Bash",
+                                                               tool_input={"command": cmd}, error=err,
+                                                               tool_use_id=f"toolu_f{n:03d}")).out)
+    fixed = cmd.replace("token " + token, "token $GITHUB_TOKEN")
+    outs.append(c.hook("PostToolUse", hook_payload("PostToolUse", tool_name="Bash", tool_input={"command": fixed},
+                                                   tool_response={"stdout": "ok", "stderr": ""}, tool_use_id="toolu_ok")).out)
+    c.hook("SessionEnd", hook_payload("SessionEnd", reason="exit"))
+    c.run("finalize")
+    part = token[4:16]  # any 12 characters of it
+    where = {"hook stdout": "\n".join(outs), "objects": all_objects(c), "runtime": runtime_text(c)}
+    for name, text in where.items():
+        assert part not in text, name
+    assert any("[REDACTED:" in o for o in outs), outs  # the senses spoke, and said it redacted
+
+
+def test_fast_forward_pull_redacts_the_current_state_and_the_digest(tmp_path):
+    """The remote's head was committed by plain git with a secret: after a fast-forward the
+    state, the working tree and the digest hold none (history keeps it: `cogit scan` says)."""
+    from gitservers import init_bare
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    remote = init_bare(tmp_path / "srv" / "memory.git", env)
+    a, b = Cogit(tmp_path / "a"), Cogit(tmp_path / "b")
+    a.run("init")
+    a.run("remote", "add", "origin", str(remote))
+    a.run("sync")
+    b.run("clone", str(remote))
+    token = _token("sk" + "_live_", 40)
+    mem = a.home / "memory"
+    a.run("add", "learning", "a's learning")
+    (mem / "learnings.yaml").write_text((mem / "learnings.yaml").read_text().replace("a's learning", f"a's learning {token}"))
+    git(mem, "-c", "user.name=x", "-c", "user.email=x@y", "commit", "-qam", "plain git")
+    git(mem, "push", "-q", str(remote), "main")
+    b.run("pull")
+    assert token not in b.git("show", "HEAD:learnings.yaml")
+    assert token not in (b.home / "memory" / "learnings.yaml").read_text()
+    assert "[REDACTED:stripe-secret-key]" in (b.home / "memory" / "learnings.yaml").read_text()
+    assert token not in (b.home / "runtime" / "digest" / "main.json").read_text()
+    assert token not in b.hook("SessionStart", hook_payload("SessionStart", source="startup")).out
+    assert b.git("log", "-1", "--format=%(trailers:key=Cogit-Event,valueonly)").strip() == "sync.redact"
+    b.assert_healthy()
+    # a clone is a first pull: the same
+    d = Cogit(tmp_path / "d")
+    d.run("clone", str(remote))
+    assert token not in (d.home / "memory" / "learnings.yaml").read_text()
+    assert token not in (d.home / "runtime" / "digest" / "main.json").read_text()
+
+
+def test_reflect_prints_and_stores_the_answer_redacted(initialized, tmp_path):
+    c = initialized
+    token = _token("xo" + "xb-", 40)
+    script = tmp_path / "model.py"
+    script.write_text("import json, sys\nsys.stdin.read()\nprint(json.dumps({'insights': ['the deploy key is %s'],"
+                      " 'learnings': [{'text': 'use %s for staging'}]}))\n" % (token, token))
+    for args in (["--dry-run"], ["--dry-run", "--json"], []):
+        proc = c.run("reflect", "--command", f"{sys.executable} {script}", *args)
+        assert token not in proc.out + proc.err, args
+        assert "[REDACTED:slack-token]" in proc.out
+    assert token not in all_objects(c)
+    # an answer refused by the schema names the value: redacted too
+    script.write_text("import json, sys\nsys.stdin.read()\nprint(json.dumps({'insights': [], 'learnings': ['use %s']}))\n" % token)
+    proc = c.run("reflect", "--command", f"{sys.executable} {script}", check=False)
+    assert proc.returncode != 0 and "[REDACTED:slack-token]" in proc.err and token not in proc.out + proc.err
+    assert token not in runtime_text(c)
+
+
+def test_texts_that_differ_only_in_their_secret_are_one_item(initialized):
+    c = initialized
+    rng = random.Random(SEED)
+    one, two = _token("gh" + "p_", rng=rng), _token("gh" + "p_", rng=rng)
+    c.run("add", "learning", f"push with the token {one}")
+    c.run("add", "learning", f"push with the token {two}")
+    items = c.json("show", "learnings")["learnings"]
+    assert len(items) == 1 and items[0].get("evidence") == 1, items
+
+
+def test_every_kind_through_the_other_entry_paths_leaves_no_secret_anywhere(initialized, tmp_path):
+    """The rest of the entry paths: MCP remember, failing tool output (a motor learning, an
+    error-loop rule, its signature), an import, a reflection answer (stored and proposed, then
+    accepted), and another machine's memory by a fast-forward pull and by a merge. Then no
+    secret in any git object, the runtime folder (the digest cache with it), what the hooks
+    printed, what the MCP server answered, the report."""
+    from gitservers import init_bare
+    from test_mcp import session as mcp_session, text as mcp_text
+
+    c = initialized
+    entries = corpus(SEED)
+    texts = [t for _, _, t in entries]
+    outs: list[str] = []
+    # 1. another machine's memory, by a fast-forward pull, then by a merge
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    remote = init_bare(tmp_path / "srv" / "memory.git", env)
+    c.run("remote", "add", "origin", str(remote))
+    c.run("sync")
+    other = Cogit(tmp_path / "other")
+    other.run("clone", str(remote))
+    chunks = batches(texts, 1900)
+    half = len(chunks) // 2
+    for i, chunk in enumerate(chunks[:half]):
+        other.run("add", "learning", f"other {i}: {chunk}")
+    other.run("push")
+    c.run("pull")
+    assert c.json("log", "-n", "1")[0]["trailers"].get("Cogit-Event") != "merge"  # a fast-forward
+    c.run("add", "learning", "a local learning, so the next pull merges")
+    for i, chunk in enumerate(chunks[half:]):
+        other.run("add", "avoidance", f"other {i}: {chunk}")
+    other.run("push")
+    c.run("pull")
+    assert c.json("log", "-n", "1")[0]["trailers"]["Cogit-Event"] == "merge"
+    # 2. MCP remember, and what the server answers afterwards
+    async def steps(client):
+        answers = []
+        for i, chunk in enumerate(chunks):
+            answers.append(mcp_text(await client.call_tool("remember", {"kind": "heuristic", "text": f"mcp {i}: {chunk}"})))
+        answers.append(mcp_text(await client.call_tool("show", {"section": "heuristics"})))
+        answers.append(mcp_text(await client.call_tool("search", {"query": "REDACTED", "history": True, "limit": 50})))
+        return answers
+
+    answers = mcp_session(c, tmp_path, steps)
+    assert any('"remembered"' in a for a in answers)
+    # 3. failing tool output: the same failure three times, then the fix (a motor learning,
+    #    and at the fold an error-loop rule with its signature)
+    sid = SID[:-4] + "f00d"
+    outs.append(c.hook("SessionStart", dict(hook_payload("SessionStart", source="startup"), session_id=sid)).out)
+    for i, chunk in enumerate(batches(texts, 1500)):
+        line = " ".join(chunk.split())
+        for n in range(3):
+            outs.append(c.hook("PostToolUseFailure", dict(hook_payload(
+                "PostToolUseFailure", tool_name="Bash", tool_input={"command": f"deploy --note '{line}'"},
+                error=f"Exit code 1\nerror: deploy refused: {line}", tool_use_id=f"toolu_{i:03d}{n}"), session_id=sid)).out)
+        outs.append(c.hook("PostToolUse", dict(hook_payload(
+            "PostToolUse", tool_name="Bash", tool_input={"command": f"deploy --note ok{i}"},
+            tool_response={"stdout": "ok", "stderr": ""}, tool_use_id=f"toolu_{i:03d}ok"), session_id=sid)).out)
+    outs.append(c.hook("SessionEnd", dict(hook_payload("SessionEnd", reason="exit"), session_id=sid)).out)
+    c.run("finalize")
+    rules = c.json("show", "rules")["rules"]
+    assert any(r["detector"] == "error_loop" and "[redacted:" in r["signature"] for r in rules), rules  # learned from
+    # 4. an import
+    md = tmp_path / "CLAUDE.md"
+    md.write_text("# Notes\n" + "".join(f"- imported {i}: {' '.join(chunk.split())}\n" for i, chunk in enumerate(chunks)))
+    c.run("import", "claude-memory", str(md))
+    # 5. a reflection answer: insights stored, proposals accepted
+    small = batches(texts, 480)
+    for start in range(0, len(small), 20):
+        part = small[start:start + 20]
+        answer = {"insights": part[:10], "heuristics": part[10:20],
+                  "learnings": [{"text": t} for t in part[:10]], "avoidances": part[10:20]}
+        model = tmp_path / f"model{start}.py"
+        model.write_text(f"import sys\nsys.stdin.read()\nprint({json.dumps(json.dumps(answer))})\n")
+        outs.append(c.run("reflect", "--command", f"{sys.executable} {model}").out)
+    for p in c.json("review"):
+        outs.append(c.run("accept", p["id"]).out)
+    outs.append(c.hook("SessionStart", dict(hook_payload("SessionStart", source="startup"), session_id=SID[:-4] + "beef")).out)
+    c.run("report", "--out", str(tmp_path / "report.html"))
+    c.assert_healthy()
+
+    objects = all_objects(c)
+    for where, text in (("git objects", objects), ("runtime files", runtime_text(c)), ("hook and command output", "\n".join(outs)),
+                        ("MCP answers", "\n".join(answers)), ("the report", (tmp_path / "report.html").read_text())):
+        assert_gone(c, entries, where, text)
+    assert "[REDACTED:" in outs[-1]
+    missing = {k for k, _, _ in entries if f"[REDACTED:{k}]" not in objects}
+    assert not missing, f"seed {SEED}: no [REDACTED:kind] for {missing}"
+
+
+def test_a_secret_across_a_cut_of_a_prompt_leaves_no_part_in_the_commit(initialized):
+    """A "remember this" prompt's evidence and feedback are cut to 300 and 200 characters for
+    the commit's trailers: redacted first, so a token across the cut leaves nothing behind."""
+    c = initialized
+    token = _token("gh" + "p_", 40)
+    for at in (270, 280):
+        prompt = "remember this: " + "w " * ((at - 15) // 2) + token + " is the deploy token, thanks great work"
+        c.hook("UserPromptSubmit", hook_payload("UserPromptSubmit", prompt=prompt, session_id=f"{SID[:-3]}{at}"))
+        c.hook("SessionEnd", hook_payload("SessionEnd", reason="exit", session_id=f"{SID[:-3]}{at}"))
+    c.run("finalize")
+    objects = all_objects(c)
+    assert "[REDACTED:github-token]" in objects
+    for n in range(0, len(token) - 12, 4):
+        assert token[n:n + 12] not in objects and token[n:n + 12] not in runtime_text(c), n

@@ -72,7 +72,25 @@ def handle(event: dict, home_root: str) -> str | None:
     handler = HANDLERS.get(event["event"])
     if handler is None:
         return None
-    return handler(event, session, cfg, home_root, timeout)
+    return _framed(event, handler(event, session, cfg, home_root, timeout))
+
+
+def _framed(event: dict, text: str | None) -> str | None:
+    """Every reply of every adapter passes here: only cogit's own frame lines stay tags;
+    any other framing tag (from an item, a tool's output, a model, a prompt) is neutralised,
+    so nothing ends a memory block early or opens one (cogit/frame.py)."""
+    reply = event.get("reply")
+    if not text and not reply and not event.get("notice"):
+        return text  # most tool calls: nothing to say, nothing imported
+    from cogit.frame import guard, neutral
+
+    if isinstance(reply, dict):  # OpenClaw's adapter builds its reply from the parts
+        for key, value in reply.items():
+            if isinstance(value, str):
+                reply[key] = guard(value)
+    if isinstance(event.get("notice"), str):
+        event["notice"] = neutral(event["notice"])
+    return guard(text)
 
 
 def _touch(state: dict, event: dict) -> None:
@@ -178,10 +196,11 @@ def on_prompt(event, session, cfg, home_root, timeout):
     if learning or praised:
         # Queued and echoed as it will be stored: what is kept of the prompt is redacted
         # before it reaches the runtime file (the store redacts again before any commit).
-        from cogit.redact import redact
+        from cogit.redact import clip, redact
 
         learning = redact(learning, allow)[0] if learning else learning
-        evidence, feedback = redact(text[:300], allow)[0], redact(text[:200], allow)[0]
+        # redact, then cut: a cut first leaves part of a secret no pattern recognises
+        evidence, feedback = clip(text, 300, 0, "", allow), clip(text, 200, 0, "", allow)
     else:
         evidence = feedback = ""
     min_chars = int(cfg.get("learning", {}).get("meaningful_min_chars", 40))

@@ -41,10 +41,28 @@ def read_payload(stream, limit: int = DEFAULT_MAX_PAYLOAD) -> dict:
     text = data.decode("utf-8")
     del data  # a 4 MB payload: hold the bytes, the text and the parsed value no longer than needed
     payload = jsonio.loads(text)
+    if "\\ud" in text or "\\uD" in text:
+        # A `\ud800` escape alone is a lone surrogate: no UTF-8 file (the session's state) or
+        # commit could hold it, so every later event of the session would fail. U+FFFD instead.
+        payload = _whole(payload)
     del text
     if not isinstance(payload, dict):
         raise ValueError("payload is not a JSON object")
     return payload
+
+
+def _whole(value):
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+    if isinstance(value, dict):
+        return {_whole(k): _whole(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_whole(v) for v in value]
+    return value
 
 
 def session_id(value, what: str = "session_id") -> str:

@@ -98,8 +98,10 @@ def changes(state: dict, digest: dict | None, branch: str, limit: int) -> str | 
     size = len(OPEN) + len(HEAD) + len(CLOSE) + 2
     reserve = 60  # for the "(n more ...)" line
     shown: list[str] = []
+    from cogit.frame import neutral
+
     for f in new:
-        line = _norm(f["line"])
+        line = neutral(_norm(f["line"]))  # (the cache's lines are neutral; one written by an older cogit may not be)
         room = limit - size - reserve - 1
         if len(line) > room:
             if shown or room < 40:

@@ -216,7 +216,9 @@ def _unstored(home: Home, state: dict, item: dict, fold_id: str, error: Exceptio
     from cogit.paths import safe_name
     from cogit.store.write import log_note
 
-    reason = (getattr(error, "message", None) or f"{type(error).__name__}: {error}")[:500]
+    from cogit.redact import clip  # redact, then cut
+
+    reason = clip(getattr(error, "message", None) or f"{type(error).__name__}: {error}", 500, 0, "")
     record = {"fold": fold_id, "session": state.get("session_id"), "project": (state.get("project") or {}).get("name"),
               "kind": item.get("kind") or "learning", "text": item.get("text"), "category": item.get("category"),
               "trigger": item.get("trigger"), "queued_at": item.get("t"), "reason": reason}
@@ -240,7 +242,9 @@ def _fold_prov(state: dict, pending: dict) -> Provenance:
         )
     feedback = pending["agg"].get("feedback") or []
     if feedback:
-        prov.evidence = " | ".join(feedback)[:300]
+        from cogit.redact import clip
+
+        prov.evidence = clip(" | ".join(feedback), 300, 0, "")
         prov.trigger = "praise"
     return prov
 

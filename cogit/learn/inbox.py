@@ -82,7 +82,9 @@ def drop_if_buried(state: State, text: str) -> dict | None:
 
 def bury(state: State, section: str, text: str, reason: str, item: str | None = None) -> dict | None:
     """Leave a tombstone for `text` (none if one is there already); returns the new one."""
-    text = str(text).strip()[:MAX_TEXT]
+    from cogit.redact import clip  # redact, then cut (here and below): never a part of a secret
+
+    text = clip(str(text).strip(), MAX_TEXT, 0, "")
     if not text or section not in PROPOSAL_SECTIONS + ("reflections",) or tombstone_of(state, text) is not None:
         return None
     stones = _list(state, "tombstones")
@@ -129,7 +131,9 @@ def _check(proposal, config) -> tuple[dict | None, str | None]:
             return None, f"unknown category {category!r}"
         out["category"] = category
         if isinstance(proposal.get("context"), str) and proposal["context"].strip():
-            out["context"] = proposal["context"].strip()[:MAX_TEXT]
+            from cogit.redact import clip
+
+            out["context"] = clip(proposal["context"].strip(), MAX_TEXT, 0, "")
     if section == "reflections":
         kind = proposal.get("kind") or "insight"
         if kind not in KINDS:
@@ -159,7 +163,9 @@ def add_proposals(state: State, proposals: list, source: str, config) -> dict:
     for raw in proposals or []:
         proposal, problem = _check(raw, config)
         if proposal is None:
-            text = str(raw.get("text") if isinstance(raw, dict) else raw)[:200]
+            from cogit.redact import clip
+
+            text = clip(str(raw.get("text") if isinstance(raw, dict) else raw), 200, 0, "")
             out["dropped"].append(text)
             out["reasons"][text] = problem
             continue
@@ -230,7 +236,9 @@ def describe(result: dict) -> str:
     if result["accepted"]:
         lines.append(f"Accepted without review: {', '.join(result['accepted'])}.")
     for text in result["dropped"]:
-        lines.append(f"Dropped {text[:200]!r}: {result['reasons'].get(text, '')}")
+        from cogit.redact import clip
+
+        lines.append(f"Dropped {clip(text, 200, 0, '')!r}: {result['reasons'].get(text, '')}")
     return "\n".join(lines)
 
 
@@ -291,7 +299,9 @@ def accept(ids: list[str]):
     def apply(state: State) -> Change:
         done = []
         for p in _take(state, ids):
-            done.append(f"{p['id']} -> {_materialize(state, p)}: {p['text'][:100]}")
+            from cogit.redact import clip
+
+            done.append(f"{p['id']} -> {_materialize(state, p)}: {clip(p['text'], 100, 0, '')}")
         first = done[0] if len(done) == 1 else f"{len(done)} proposals: " + ", ".join(d.split(" ")[0] for d in done)
         return Change(f"Accept {first}", body="\n".join(f"Accepted {d}" for d in done),
                       trailers={"Cogit-Item": " ".join(ids)})

@@ -50,7 +50,14 @@ BUILTIN_MODEL = "cogit-builtin"
 
 
 class ReflectionFailed(CogitError):
-    """A reflector could not be reached, failed, or answered what cogit refuses."""
+    """A reflector could not be reached, failed, or answered what cogit refuses.
+
+    Its message may quote the answer (a schema error names the value): redacted."""
+
+    def __init__(self, message: str, hint: str | None = None):
+        from cogit.redact import redact
+
+        super().__init__(redact(message)[0], hint)
 
 
 def settings(config) -> dict:
@@ -372,7 +379,9 @@ def parse_answer(text: str, source: str = "the answer") -> dict:
             data = yamlio.plain(yamlio.load(body))
         except Exception as e:  # noqa: BLE001 - any parser failure means junk
             problem = f"neither JSON nor YAML ({getattr(e, 'message', None) or e})"
-    head = " ".join(text[:80].split())
+    from cogit.redact import clip
+
+    head = " ".join(clip(text, 80).split())
     if data is None and problem:
         raise ReflectionFailed(f"{source} is {problem[:200]}; it began {head!r}; nothing was committed",
                                hint="The model must answer one JSON object following schemas/reflection-answer.schema.json; try another model or command.")
@@ -383,7 +392,7 @@ def parse_answer(text: str, source: str = "the answer") -> dict:
     if errors:
         e = errors[0]
         where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.path)
-        raise ReflectionFailed(f"{source} does not follow schemas/reflection-answer.schema.json: {where}: {e.message[:200]}"
+        raise ReflectionFailed(f"{source} does not follow schemas/reflection-answer.schema.json: {where}: {clip(e.message, 200)}"
                                f"{f' (and {len(errors) - 1} more problems)' if len(errors) > 1 else ''}; nothing was committed",
                                hint="Nothing was stored. Try again, or another model (small models often answer off-schema).")
     return data
@@ -542,6 +551,13 @@ def reflect(home: Home, *, endpoint: str | None = None, model: str | None = None
     except ReflectionFailed as e:
         log(home, f"reflection ({trigger}, {reflector.kind} {reflector.name}) failed: {e.message}")
         raise
+    # A model's answer may quote a secret (its prompt never holds one, but a model or a
+    # command can say anything): what is printed, stored or proposed is the redacted answer.
+    from cogit.redact import redact_tree
+    from cogit.store.scrub import allowlist, clean_tree
+
+    # (and without control characters: no terminal escape reaches the screen, no NUL history)
+    answer = redact_tree(clean_tree(answer), [0], allowlist(config))
     report = {"reflector": reflector.kind, "model": reflector.name, "prompt_hash": phash, "answer": answer,
               "seconds": round(time.monotonic() - started, 3), "commit": None, "pending": [], "accepted": [],
               "dropped": [], "reflections": [], "dry_run": dry_run, "waiting_settings": data["waiting"]}

@@ -115,7 +115,9 @@ def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | No
         rule["updated_at"] = now_iso(now)
         verb = "Detected" if kind == "detect" else "Suppressed"
         what = f"New rule {rule['id']}" if created else f"{verb} rule {rule['id']}"
-        return Change(f"{what}: {rule['text']}"[:200], trailers={"Cogit-Rule": rule["id"]})
+        from cogit.redact import clip  # redact, then cut: never a part of a secret in a subject
+
+        return Change(clip(f"{what}: {rule['text']}", 200, 0, ""), trailers={"Cogit-Rule": rule["id"]})
 
     return apply
 
@@ -130,7 +132,9 @@ def _global_evidence(home: Home, kind: str, rule: dict, branch: str):
         entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", int(time.time()), False)]
         state["rules"].setdefault("global_evidence", {})[rule["id"]] = ledger.cache_fields(entries)
         verb = "Detected" if kind == "detect" else "Suppressed"
-        return Change(f"{verb} global rule {rule['id']} in this project: {rule.get('text', '')}"[:200],
+        from cogit.redact import clip
+
+        return Change(clip(f"{verb} global rule {rule['id']} in this project: {rule.get('text', '')}", 200, 0, ""),
                       trailers={"Cogit-Rule": rule["id"]})
 
     return apply

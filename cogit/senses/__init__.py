@@ -104,8 +104,11 @@ def read_prompt(prompt):
 
     if not isinstance(prompt, str):
         return {"terms": [], "summary": ""}
-    text = bounds.cut(prompt, bounds.PROMPT_HEAD, bounds.PROMPT_TAIL)
-    return {"terms": prompt_terms(text), "summary": " ".join(text.split())[:120]}
+    from cogit.redact import clip
+
+    # Redacted, then cut: the summary and the terms are quoted in the senses' messages.
+    text = clip(prompt, bounds.PROMPT_HEAD, bounds.PROMPT_TAIL, bounds.GAP)
+    return {"terms": prompt_terms(text), "summary": clip(" ".join(text.split()), 120, 0, "")}
 
 
 def on_prompt(state, prompt, now, read=None):

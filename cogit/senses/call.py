@@ -480,12 +480,34 @@ def _change_text(tool, ti):
     return "`%s` -> `%s`" % (_one_line(a, 60), _one_line(b, 60))
 
 
+# The strings of a tool_input that the call record keeps (command, target, change): redacted
+# before any cut, so what a rule, a signature or a sense's message quotes holds no part of a
+# secret. cogit/redact.py imports `re` only when a candidate is there.
+_KEPT = ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "old_string", "new_string")
+
+
+def _redacted(text, head, tail=0):
+    from cogit.redact import clip
+
+    return clip(text, head, tail, bounds.GAP)
+
+
+def _redact_input(ti, full):
+    for d, src in [(ti, full)] + [(e, o) for e, o in zip(ti.get("edits") or [], full.get("edits") or [])
+                                  if isinstance(e, dict) and isinstance(o, dict)][:1]:
+        for key in _KEPT:
+            value = src.get(key)
+            if isinstance(value, str) and value:
+                d[key] = _redacted(value, bounds.INPUT_TEXT) if key not in _PATH_KEYS else _redacted(d.get(key) or "", bounds.PATH)
+
+
 def _failure_in_response(tool, r):
     """A signature when a *successful* event's response still reports a failure, else None."""
     if not isinstance(r, dict):
         return None
     if r.get("interrupted") is True:
-        tail = (_s(r.get("stderr")) or _s(r.get("stdout")))[-500:]
+        tail = _s(r.get("stderr")) or _s(r.get("stdout"))
+        tail = _redacted(tail, 0, 500) if len(tail) > 500 else _redacted(tail, 500)
         return "interrupted | " + (normalize(tail)[:150] if tail.strip() else "no output")
     if r.get("isError") is True or r.get("is_error") is True:
         content = r.get("content")
@@ -494,7 +516,7 @@ def _failure_in_response(tool, r):
             text = " ".join(_s(c.get("text")) for c in _items(content)[0] if isinstance(c, dict))
         elif isinstance(content, str):
             text = content
-        return signature(text or "%s reported an error" % tool)
+        return signature(_redacted(text, bounds.ERROR_HEAD, bounds.ERROR_TAIL) if text else "%s reported an error" % tool)
     return None
 
 
@@ -537,6 +559,7 @@ def make_call(tool_name, tool_input, tool_response, error, duration_ms, now, cwd
     tool = tool_name[: bounds.NAME] if isinstance(tool_name, str) and tool_name else "unknown"
     full = tool_input if isinstance(tool_input, dict) else {}
     ti = _bounded_input(full)  # what the senses analyse; sizes and fingerprints read `full`
+    _redact_input(ti, full)
     kind = kind_of(tool)
     cmd = _s(ti.get("command")) if kind == "exec" else ""
     call = {
@@ -553,7 +576,8 @@ def make_call(tool_name, tool_input, tool_response, error, duration_ms, now, cwd
     if error is not None and error is not False:
         err = error if isinstance(error, str) else str(error)
         call["ok"] = False
-        call["sig"], call["err"] = describe(err, cmd)
+        # Redacted, then cut (signatures, rules and messages quote it): never a part of a secret.
+        call["sig"], call["err"] = describe(_redacted(err, bounds.ERROR_HEAD, bounds.ERROR_TAIL), cmd)
         out = min(len(err), 10000)
     else:
         sig = _failure_in_response(tool, tool_response)

@@ -63,6 +63,14 @@ def nearest(items: list, text: str) -> tuple[dict, float] | None:
     return best
 
 
+def stored_text(text: str, state) -> str:
+    """`text` as the write path will store it: its secrets redacted (main's allowlist kept)."""
+    from cogit.redact import redact
+    from cogit.store.scrub import allowlist
+
+    return redact(text, allowlist(state.get("config")))[0]
+
+
 class Found:
     """What `or_evidence` did, for the command to say: the item and the similarity."""
 
@@ -78,14 +86,15 @@ def or_evidence(section: str, text: str, apply, found: Found):
 
     def wrapped(state):
         items = state[section]["items"]
-        match = nearest(items, text)
+        # Memory holds redacted text: two texts that differ only in their secret are one item.
+        match = nearest(items, stored_text(text, state))
         if match is None:
             return apply(state)
         item, score = match
         item["evidence"] = int(item.get("evidence", 0) or 0) + 1
         item["updated_at"] = now_iso()
         found.item, found.score = dict(item), score
-        found.exact = normalize(str(item.get("text", ""))) == normalize(text)
+        found.exact = normalize(str(item.get("text", ""))) == normalize(stored_text(text, state))
         kind = SINGULAR[section]
         same = "the same as" if found.exact else f"nearly the same as (similarity {score:.2f})"
         return Change(f"Evidence for {kind} {item['id']}: restated as {text}",

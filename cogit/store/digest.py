@@ -47,7 +47,12 @@ def _ranked(state, config=None) -> dict[str, list[dict]]:
 
 
 def _line(section: str, item: dict, config=None) -> str:
-    text = " ".join(str(item.get("text", "")).split())
+    from cogit.frame import neutral
+
+    # An item's text is whatever a person, a pull, a tool or a model wrote: no tag in it
+    # may end the block or open one (cogit/frame.py). The id is cogit's, but a pull brings it.
+    item = dict(item, id=neutral(str(item.get("id", ""))))
+    text = neutral(" ".join(str(item.get("text", "")).split()))
     if section == "heuristics" and int(item.get("use_count", 0)):
         return f"• {text} (used {item['use_count']}×) [{item['id']}]"
     if section == "learnings":
@@ -109,11 +114,13 @@ def compile_text(scopes: list[tuple[str, dict]], config) -> dict:
 
     turn = sum(int(((s.get("tools") or {}).get("sessions")) or 0) for _, s in scopes)
     merged = {section: rank.rotate(items, int(per.get(section, 5)), turn) for section, items in merged.items()}
+    from cogit.frame import neutral
+
     head = [OPEN]
     if focus_current:
-        head.append(f"Focus: {' '.join(focus_current.split())}")
+        head.append(f"Focus: {neutral(' '.join(focus_current.split()))}")
     if priorities:
-        head.append("Priorities: " + "; ".join(f"{i}. {p}" for i, p in enumerate(priorities, 1)))
+        head.append("Priorities: " + "; ".join(f"{i}. {neutral(' '.join(p.split()))}" for i, p in enumerate(priorities, 1)))
     order = list(HEADINGS)
     queue = sorted(
         ((rank >= int(per.get(section, 0)), rank, order.index(section), section, item)

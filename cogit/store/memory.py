@@ -78,10 +78,13 @@ def add_item(section: str, text: str, *, category: str | None = None, context: s
         raise UsageError(f"unknown category {category!r}", hint="Categories: " + ", ".join(CATEGORIES) + ".")
 
     def apply(state: State) -> Change | None:
+        from cogit.store.dedupe import stored_text
+
         items = state[section]["items"]
+        stored = stored_text(text, state)
         for item in items:
-            if item.get("text") == text:
-                return None  # already known: a no-op makes no commit
+            if item.get("text") in (text, stored):
+                return None  # already known (as memory holds it, secrets redacted): a no-op makes no commit
         now = now_iso()
         item = {"id": new_id(section, state), "text": text}
         if section == "learnings":

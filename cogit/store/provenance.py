@@ -62,11 +62,28 @@ class Provenance:
 
     def author_line(self) -> bytes:
         if self.author:
-            return self.author.encode("utf-8")
+            return _ident(self.author)
         if self.source in ("hook", "reflection", "agent") and self.agent != "human":
-            name = re.sub(r"[<>\n]", "", self.agent)
-            return f"{name} <{re.sub(r'[^A-Za-z0-9_.-]', '-', name)}@agents.cogit>".encode()
-        return local_user().encode("utf-8")
+            name = re.sub(r"[<>\n]", "", _clean(self.agent)).strip() or "agent"
+            return _ident(f"{name} <{re.sub(r'[^A-Za-z0-9_.-]', '-', name)}@agents.cogit>")
+        return _ident(local_user())
+
+
+def _clean(text: str) -> str:
+    """No control character (but newline), no lone surrogate: what `git fsck --strict` and UTF-8 accept."""
+    from cogit.store.scrub import clean_text
+
+    return clean_text(str(text))
+
+
+def _ident(line: str) -> bytes:
+    """`Name <email>` as git's fsck wants it: one line, one pair of angle brackets, no control character."""
+    line = " ".join(_clean(line).split())
+    name, lt, rest = line.partition("<")
+    email = rest.rsplit(">", 1)[0] if lt else ""
+    name = re.sub(r"[<>]", "", name).strip() or "cogit"
+    email = re.sub(r"[<>\s]", "", email) or "unknown@cogit"
+    return f"{name} <{email}>".encode("utf-8")
 
 
 def local_user() -> str:
@@ -96,7 +113,7 @@ def local_user() -> str:
 
 def clean_value(value: str) -> str:
     """One line, bounded: trailers must not break the message format."""
-    value = " ".join(str(value).split())
+    value = " ".join(_clean(value).split())
     return value if len(value) <= _MAX_VALUE else value[: _MAX_VALUE - 1] + "…"
 
 
@@ -108,7 +125,9 @@ def message(summary: str, body: str, prov: Provenance) -> bytes:
     trailers = prov.trailers()
     ordered = [k for k in TRAILER_ORDER if k in trailers] + [k for k in trailers if k not in TRAILER_ORDER]
     parts.append("\n".join(f"{k}: {trailers[k]}" for k in ordered))
-    return ("\n\n".join(parts) + "\n").encode("utf-8")
+    # The body quotes item texts and pruned items: no NUL or other control character reaches
+    # the commit (git fsck refuses a NUL in a message; a checking remote the push).
+    return (_clean("\n\n".join(parts)) + "\n").encode("utf-8")
 
 
 _TRAILER = re.compile(r"^([A-Za-z][A-Za-z0-9-]*): (.*)$")

@@ -531,6 +531,21 @@ def info(repo: Repo, sha: str) -> CommitInfo:
     )
 
 
+def commit_problems(repo: Repo, sha: str) -> list[str]:
+    """What `git fsck` would refuse in a commit's message and identities (a pulled commit
+    with one would make memory fail fsck, and a checking remote refuse every later push)."""
+    c = repo[sha.encode()]
+    problems = []
+    if b"\x00" in c.message:
+        problems.append("its message holds a NUL byte")
+    for what, ident in (("author", c.author), ("committer", c.committer)):
+        name, lt, rest = ident.partition(b"<")
+        if not lt or not rest.endswith(b">") or b"<" in rest or b">" in rest[:-1] or not name.endswith(b" ") \
+                or any(ch < 32 for ch in ident):
+            problems.append(f"its {what} is not 'Name <email>'")
+    return problems
+
+
 def walk(repo: Repo, sha: str | None, max_entries: int | None = None):
     """Commits reachable from `sha`, newest first (all parents, like `git log`)."""
     if not sha:

@@ -14,6 +14,44 @@ from cogit.redact import redact, redact_tree
 from cogit.store import schema, yamlio
 
 
+# Control characters (but tab and newline), DEL and the C1 controls: never stored. A NUL in a
+# commit message fails `git fsck` (and a checking remote refuses that push and every later
+# one); the others are terminal escapes and invisible text, in YAML as in messages.
+_CONTROL = dict.fromkeys([c for c in range(32) if c not in (9, 10)] + list(range(0x7F, 0xA0)))
+
+
+def clean_text(text: str) -> str:
+    """`text` without control characters, a lone surrogate (from a JSON `\\ud800`) as U+FFFD."""
+    if text.isascii() and text.replace("\n", "").replace("\t", "").isprintable():
+        return text
+    text = text.translate(_CONTROL)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+    return text
+
+
+def clean_tree(value):
+    """clean_text on every string of a document, keys of mappings included (in place, as redact_tree)."""
+    from cogit.redact import _rename
+
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        for key in list(value.keys()):
+            value[key] = clean_tree(value[key])
+            if isinstance(key, str):
+                new = clean_text(key)
+                if new != key:
+                    _rename(value, key, new)
+        return value
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            value[i] = clean_tree(item)
+    return value
+
+
 def allowlist(config) -> frozenset:
     """config `redaction.allowlist`: literal strings that are never redacted."""
     entries = ((config or {}).get("redaction") or {}).get("allowlist") or ()

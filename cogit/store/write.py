@@ -21,9 +21,9 @@ from typing import Callable
 from cogit.errors import Conflict, InvalidState, Locked
 from cogit.locking import LockTimeout, queued_lock
 from cogit.paths import Home
-from cogit.redact import redact, redact_tree
+from cogit.redact import clip, redact, redact_tree
 from cogit.store.notes import log_note
-from cogit.store.scrub import allowlist, redact_raw
+from cogit.store.scrub import allowlist, clean_tree, redact_raw
 from cogit.store import repo as git
 from cogit.store import loader, schema, yamlio
 from cogit.store.provenance import COMMITTER, Provenance, message
@@ -133,9 +133,13 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
                     raw = yamlio.dump(rt).encode()
             data, doc, n = redact_raw(section, raw, name, allow)
             redactions[0] += n
+            # What is cached and injected from this state (the digest, below) is what is
+            # stored: the redacted document, never the hand-edited one.
+            state[section] = doc
             if len(data) > yamlio.MAX_BYTES:
                 raise _too_big(name, section, len(data))
         else:
+            clean_tree(state[section])  # no control character, no lone surrogate: fsck-clean, UTF-8
             redact_tree(state[section], redactions, allow)
             if stamp:
                 stamp_changes(state[section], before[section], stamp)
@@ -321,7 +325,8 @@ def describe_pruned(pruned: list[tuple[str, dict]], by_size: bool = False) -> st
     why = f"to keep each file within {yamlio.MAX_BYTES} bytes, what cogit reads" if by_size else "by caps"
     lines = [f"Pruned {why} (still in history; `cogit revert` or `cogit log --item ID` finds them):"]
     for section, item in pruned:
-        lines.append(f"- {SINGULAR.get(section, section)} {item.get('id')} {item.get('text', '')!r}"[:300])
+        # redact, then cut: the item may be pruned in the very commit that adds it, unredacted yet
+        lines.append(clip(f"- {SINGULAR.get(section, section)} {item.get('id')} {item.get('text', '')!r}", 300, 0, ""))
     return "\n".join(lines)
 
 

@@ -67,7 +67,7 @@ def check_structure(repo, tips: dict[str, str], known: list[str], walked: dict[s
             walked[branch] = len(commits)
         for n, commit in enumerate(commits, 1):
             tick(f"Checking pulled commits ({branch})", n, len(commits))
-            problems = git.tree_problems(repo, commit, STATE_FILES, yamlio.MAX_BYTES, good_trees)
+            problems = git.commit_problems(repo, commit) + git.tree_problems(repo, commit, STATE_FILES, yamlio.MAX_BYTES, good_trees)
             if problems:
                 raise InvalidState(
                     f"refused the pull: {branch} commit {commit[:10]}: {problems[0]}"

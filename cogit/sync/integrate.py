@@ -128,6 +128,33 @@ def _move(home: Home, repo, branch: str, ours: str | None, theirs: str) -> None:
         git.sync_worktree(repo, home.memory, {n: new.get(n) for n in set(old) | set(new) if old.get(n) != new.get(n)}, STATE_FILES)
         git.clear_pending(home.memory)
     digest.refresh(home, repo, branch)
+    redact_arrived(home, repo, branch)
+
+
+def redact_arrived(home: Home, repo, branch: str) -> None:
+    """A fast-forward takes the remote's commits as they are: when their state holds a
+    secret (committed there by plain git, or before a pattern knew it), a commit through
+    the one write path redacts it, so the current state, the working tree and the digest
+    hold none (a merge is redacted by the write path already). History keeps what arrived:
+    `cogit scan` names it."""
+    from cogit.redact import find
+    from cogit.store import schema
+    from cogit.store.state import filename
+
+    files = git.read_files(repo, git.head(repo, branch))
+    dirty = {s: files[filename(s)] for s in SECTIONS
+             if files.get(filename(s)) and find(files[filename(s)].decode("utf-8", "replace"))}
+    if not dirty:
+        return
+
+    def apply(state: State) -> Change:
+        for section, data in dirty.items():
+            state[section] = schema.parse(section, data, filename(section))
+            state.raw[section] = data
+        return Change(f"Redact secrets that arrived with a pull in {', '.join(filename(s) for s in dirty)}")
+
+    name = project_name(repo, branch) if is_project(branch) else "global"
+    commit_locked(home, repo, branch, Provenance(event="sync.redact", source="sync", project=name), apply)
 
 
 def merge_branch(home: Home, repo, remote: str, branch: str, ours: str, theirs: str, count: int,
