@@ -35,15 +35,80 @@ from cogit.store.state import new_id, now_iso
 from cogit.store.write import Change, State, main_config, transact
 
 
-def new_rule(state: State, text: str, detector: str, signature: str = "", source: str = "detector") -> dict:
+def new_rule(state: State, text: str, detector: str, signature: str = "", source: str = "detector", trigger: str = "") -> dict:
     now = now_iso()
     rule = {"id": new_id("rules", state), "text": " ".join(str(text).split())[:2000], "detector": detector,
             "detections": 0, "suppressions": 0, "last_detected": None, "last_suppressed": None,
             "source": source, "created_at": now, "updated_at": now}
     if signature:
         rule["signature"] = signature[:300]
+    if trigger:
+        rule["trigger"] = trigger[:100]
     state["rules"]["items"].append(rule)
     return rule
+
+
+MAX_TOMBSTONES = 500
+
+
+def bury(state: State, rule: dict, reason: str) -> dict | None:
+    """A removed rule stays removed: its detector and signature get a tombstone (`forget`,
+    `revert` of its creation, `reject` of its proposal); the same pattern then creates no
+    rule and adds evidence to nothing, until `cogit rules lift`."""
+    detector, signature = str(rule.get("detector") or ""), str(rule.get("signature") or "")
+    if not detector or buried(state["rules"], detector, signature) is not None:
+        return None
+    stones = state["rules"].setdefault("tombstones", [])
+    stone = {"detector": detector[:100], "signature": signature[:300], "rule": str(rule.get("id") or "-")[:40],
+             "text": " ".join(str(rule.get("text") or "").split())[:2000] or "-", "reason": reason, "at": now_iso()}
+    stones.append(stone)
+    if len(stones) > MAX_TOMBSTONES:
+        del stones[: len(stones) - MAX_TOMBSTONES]
+    return stone
+
+
+def buried(doc, detector: str, signature: str) -> dict | None:
+    """The tombstone on this detector and signature, if any."""
+    for stone in (doc or {}).get("tombstones") or []:
+        if stone.get("detector") == detector and str(stone.get("signature") or "") == signature:
+            return stone
+    return None
+
+
+def lift(key: str):
+    """`cogit rules lift ID`: remove the tombstone of rule ID (or of DETECTOR, or DETECTOR:SIGNATURE)."""
+    from cogit.errors import ItemNotFound
+
+    def apply(state: State) -> Change:
+        stones = state["rules"].get("tombstones") or []
+        for i, stone in enumerate(stones):
+            name = f"{stone.get('detector')}:{stone.get('signature') or ''}"
+            if key in (stone.get("rule"), name, name.rstrip(":")):
+                del stones[i]
+                return Change(f"Lift the tombstone of rule {stone.get('rule')} ({stone.get('detector')}): {stone.get('text', '')}"[:200],
+                              body="Its pattern can make a rule again.", trailers={"Cogit-Item": str(stone.get("rule"))})
+        raise ItemNotFound(f"no tombstone for {key!r}", hint="List them with `cogit rules tombstones`.")
+
+    return apply
+
+
+def switch(detector: str, value: str, config: dict | None):
+    """`cogit rules off NAME` / `on NAME`: a detector switch in this scope's rules.yaml."""
+    from cogit.errors import UsageError
+
+    names = list(detectors.BUILTIN) + list(detectors._custom(config))
+    if detector not in names:
+        raise UsageError(f"unknown detector {detector!r}", hint="Detectors: " + ", ".join(names) + ".")
+
+    def apply(state: State) -> Change | None:
+        switches = state["rules"].setdefault("detectors", {})
+        if switches.get(detector) == value:
+            return None
+        switches[detector] = value
+        what = "makes no rule and adds no evidence" if value == "off" else "makes rules again"
+        return Change(f"Turn detector {detector} {value}", body=f"In this scope the {detector} detector {what}.")
+
+    return apply
 
 
 def match(items, detector: str, signature: str) -> dict | None:
@@ -97,7 +162,8 @@ def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | No
         items = state["rules"]["items"]
         rule = next((r for r in items if r.get("id") == rule_id), None) if rule_id else None
         if rule is None and create:
-            rule = match(items, create["detector"], create["signature"]) or new_rule(state, create["lesson"], create["detector"], create["signature"])
+            rule = match(items, create["detector"], create["signature"]) or new_rule(
+                state, create["lesson"], create["detector"], create["signature"], trigger=create.get("trigger", ""))
             created = rule["detections"] == 0 and rule["suppressions"] == 0 and rule.get("source") == "detector"
         else:
             created = False
@@ -183,16 +249,21 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
         branches = [branch] + ([git.MAIN] if branch != git.MAIN else [])
         from cogit.store.write import load_state
 
-        rules_of = {b: list((load_state(repo, git.head(repo, b)).get("rules") or {}).get("items") or []) for b in branches if git.head(repo, b)}
+        rules_docs = {b: (load_state(repo, git.head(repo, b)).get("rules") or {}) for b in branches if git.head(repo, b)}
+        rules_of = {b: list(doc.get("items") or []) for b, doc in rules_docs.items()}
     finally:
         repo.close()
     config = dict(config or {})
+    facts = project_facts(session_state.get("cwd"))
+    off = switched_off(rules_docs)
     shown = []
     for r in pending.get("receipts") or []:
         shown += [i for i in (r.get("shown") or []) if isinstance(i, str)]
     plan = []  # (kind, rule_id or None, global rule or None, create, key, injected, why)
     detected: set[str] = set()
-    for d in detectors.run(trace, config):
+    for d in detectors.run(trace, config, facts, off):
+        if any(buried(rules_docs.get(b), d.detector, d.signature) for b in branches):
+            continue  # removed by a person: no new rule, no evidence for anything
         where = next(((b, r) for b in branches for r in [match(rules_of.get(b), d.detector, d.signature)] if r), None)
         key = f"{d.detector}:{d.signature}"
         # Evidence lands in the scope where the session ran (`branch`), also for a global
@@ -202,12 +273,15 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
             detected.add(rule["id"])
             plan.append(("detect", rule["id"], rule if b != branch else None, None, key, rule["id"] in shown, d.evidence))
         else:
-            plan.append(("detect", None, None, {"detector": d.detector, "signature": d.signature, "lesson": d.lesson}, key, False, d.evidence))
+            plan.append(("detect", None, None, {"detector": d.detector, "signature": d.signature, "lesson": d.lesson,
+                                                "trigger": d.trigger}, key, False, d.evidence))
     for b in branches:
         for rule in rules_of.get(b, []):
             rid = rule.get("id")
-            if rid in shown and rid not in detected and detectors.precondition(str(rule.get("detector")), trace, config):
-                plan.append(("suppress", rid, rule if b != branch else None, None, rid, True, "shown, the work was done, the pattern did not happen"))
+            if rid in shown and rid not in detected and rule.get("detector") not in off \
+                    and not any(buried(rules_docs.get(x), str(rule.get("detector")), str(rule.get("signature") or "")) for x in branches) and detectors.relevant(rule, trace, config, facts):
+                plan.append(("suppress", rid, rule if b != branch else None, None, rid, True,
+                             "shown, the session came near what the rule is about, the pattern did not happen"))
     results = []
     for kind, rid, global_rule, create, key, injected, why in plan:
         fold_id = f"{pending['id']}:rule:{key}"
@@ -231,6 +305,42 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
     return results
 
 
+def project_facts(cwd) -> dict:
+    """What the detectors may know of the session's project folder: whether it has tests
+    (a test folder or test files at its top). Only names are looked at, at most 500 of
+    them: the folder is the agent's, nothing in it is read, imported or run."""
+    from cogit.senses.call import is_test_file
+
+    facts = {"has_tests": False}
+    if not isinstance(cwd, str) or not cwd or not os.path.isabs(cwd):
+        return facts
+    try:
+        with os.scandir(cwd) as entries:
+            for i, entry in enumerate(entries):
+                if i >= 500:
+                    break
+                name = entry.name
+                if name in ("tests", "test", "spec", "__tests__") and entry.is_dir(follow_symlinks=False):
+                    facts["has_tests"] = True
+                    break
+                if is_test_file(name):
+                    facts["has_tests"] = True
+                    break
+    except OSError:
+        pass
+    return facts
+
+
+def switched_off(rules_docs: dict) -> set:
+    """The detectors off for a session: DEFAULT_OFF, then main's `detectors` switches, then
+    the project's (`cogit rules off/on NAME [--project]`)."""
+    off = set(detectors.DEFAULT_OFF)
+    for b in [git.MAIN] + [b for b in rules_docs if b != git.MAIN]:
+        for name, value in ((rules_docs.get(b) or {}).get("detectors") or {}).items():
+            (off.add if value == "off" else off.discard)(name)
+    return off
+
+
 def senses_line(agg: dict, session_state: dict | None = None) -> str:
     """For the fold commit: how often each sense fired in the session part, and what the
     bounded trace could not keep (nothing a sense saw is lost silently)."""
@@ -251,10 +361,22 @@ def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: P
     the rule; evidence is a ledger entry, so reverting it is removing the entry."""
     from cogit.errors import CogitError
 
+    created = _created_by(home, target, rule_id)
+
     def apply(state: State) -> Change:
         items = state["rules"]["items"]
         rule = next((r for r in items if r.get("id") == rule_id), None)
         scoped = state["rules"].get("global_evidence") or {}
+        if created and rule is not None:
+            # Reverting the commit that created a rule removes the rule (whatever evidence
+            # came later) and leaves a tombstone, so the detector does not create it again.
+            items.remove(rule)
+            bury(state, rule, "revert")
+            return Change(f'Revert "{summary}"'[:200],
+                          body=(f"This reverts commit {target}: rule {rule_id} is removed, and a tombstone on detector "
+                                f"{rule.get('detector')} and its signature keeps the same pattern from making it again "
+                                f"(`cogit rules lift {rule_id}` allows it)."),
+                          trailers={"Cogit-Reverts": target, "Cogit-Rule": rule_id, "Cogit-Item": rule_id})
         if rule is None and rule_id in scoped:  # a project's evidence of a global rule
             repo = git.open_repo(home.memory)
             try:
@@ -283,6 +405,22 @@ def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: P
     if result is None:
         raise CogitError(f"reverting {target[:10]} changes nothing", hint="It may have been reverted already (see `cogit rules show " + rule_id + "`).")
     return result
+
+
+def _created_by(home: Home, target: str, rule_id: str) -> bool:
+    """Whether commit `target` created rule `rule_id` (its parent had no such rule)."""
+    from cogit.store.write import load_state
+
+    repo = git.open_repo(home.memory)
+    try:
+        info = git.info(repo, target)
+        if not info.parents or "Cogit-Reverts" in info.message:
+            return False
+        before = (load_state(repo, info.parents[0]).get("rules") or {}).get("items") or []
+        after = (load_state(repo, target).get("rules") or {}).get("items") or []
+        return any(r.get("id") == rule_id for r in after) and not any(r.get("id") == rule_id for r in before)
+    finally:
+        repo.close()
 
 
 def _scopes(repo) -> list[str]:
