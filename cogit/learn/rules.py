@@ -150,13 +150,14 @@ def add_rule(text: str, detector: str, config: dict | None, signature: str = "")
     return apply
 
 
-def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | None = None, global_rule: dict | None = None):
+def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | None = None, global_rule: dict | None = None,
+             injected: bool = False):
     """Apply: record one detection/suppression of a rule (or create it with its first detection).
 
     `global_rule`: the rule lives on main but the session ran in the project of `branch`:
     the evidence lands in the project (its `global_evidence` cache), never in main."""
     if global_rule is not None:
-        return _global_evidence(home, kind, global_rule, branch)
+        return _global_evidence(home, kind, global_rule, branch, injected)
 
     def apply(state: State) -> Change | None:
         items = state["rules"]["items"]
@@ -175,8 +176,9 @@ def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | No
         finally:
             repo.close()
         now = int(time.time())
-        entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", now, False)]
+        entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", now, injected)]
         rule.update(ledger.cache_fields(entries))
+        rule.pop("idle", None)  # it came near the rule: not idle
         rule.pop("confidence", None)  # derived from the ledger, never stored
         rule["updated_at"] = now_iso(now)
         verb = "Detected" if kind == "detect" else "Suppressed"
@@ -186,14 +188,30 @@ def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | No
     return apply
 
 
-def _global_evidence(home: Home, kind: str, rule: dict, branch: str):
+def idle_update(ids: list[str]):
+    def apply(state: State) -> Change | None:
+        done = []
+        for rule in state["rules"]["items"]:
+            if rule.get("id") in ids:
+                rule["idle"] = int(rule.get("idle", 0) or 0) + 1
+                done.append(f"{rule['id']} ({rule['idle']})")
+        if not done:
+            return None
+        return Change(f"Shown, not relevant: {', '.join(done)}"[:200],
+                      body="The session was shown these rules and never came near what they are about: no evidence either way.",
+                      trailers={"Cogit-Item": " ".join(ids)})
+
+    return apply
+
+
+def _global_evidence(home: Home, kind: str, rule: dict, branch: str, injected: bool = False):
     def apply(state: State) -> Change | None:
         repo = git.open_repo(home.memory)
         try:
             entries = ledger.read(repo, branch).get(rule["id"], [])
         finally:
             repo.close()
-        entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", int(time.time()), False)]
+        entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", int(time.time()), injected)]
         state["rules"].setdefault("global_evidence", {})[rule["id"]] = ledger.cache_fields(entries)
         verb = "Detected" if kind == "detect" else "Suppressed"
         return Change(f"{verb} global rule {rule['id']} in this project: {rule.get('text', '')}"[:200],
@@ -282,13 +300,26 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
                     and not any(buried(rules_docs.get(x), str(rule.get("detector")), str(rule.get("signature") or "")) for x in branches) and detectors.relevant(rule, trace, config, facts):
                 plan.append(("suppress", rid, rule if b != branch else None, None, rid, True,
                              "shown, the session came near what the rule is about, the pattern did not happen"))
+    # Shown, but the session never came near what the rule is about: no evidence either way;
+    # the rule's `idle` count goes up (one commit per scope), and at learning.rule_idle_sessions
+    # it is dormant and leaves the digest (cogit/learn/rank.py).
+    suppressed = {p[1] for p in plan if p[0] == "suppress"}
+    idle = [rule.get("id") for b in branches if b == branch for rule in rules_of.get(b, [])
+            if rule.get("id") in shown and rule.get("id") not in detected and rule.get("id") not in suppressed]
     results = []
+    if idle:
+        fold_id = f"{pending['id']}:idle"
+        prov = prov_of(session_state, "rule.idle")
+        prov.extra = {"Cogit-Fold": fold_id}
+        result = transact(home, prov, idle_update(idle), branch=branch, skip_if=fold_committed(fold_id))
+        if result:
+            results.append(result)
     for kind, rid, global_rule, create, key, injected, why in plan:
         fold_id = f"{pending['id']}:rule:{key}"
         prov = prov_of(session_state, ledger.DETECT if kind == "detect" else ledger.SUPPRESS)
         prov.evidence = why
         prov.extra = {"Cogit-Injected": "yes" if injected else "no", "Cogit-Fold": fold_id}
-        result = transact(home, prov, evidence(home, kind, rid, branch, create, global_rule), branch=branch, skip_if=fold_committed(fold_id))
+        result = transact(home, prov, evidence(home, kind, rid, branch, create, global_rule, injected), branch=branch, skip_if=fold_committed(fold_id))
         if result:
             results.append(result)
     praised = set((pending.get("agg") or {}).get("evidence") or {})
@@ -481,8 +512,9 @@ def _row(rule: dict, entries: list, branch: str, now: float, config) -> dict:
         "text": rule.get("text"),
         "detector": rule.get("detector"),
         "signature": rule.get("signature") or "",
-        "confidence": ledger.confidence(len(entries), last, now, config),
+        "confidence": ledger.confidence(len(entries), last, now, config, sum(1 for e in det if e.injected)),
         "detections": len(det),
+        "misses": sum(1 for e in det if e.injected),
         "suppressions": len(sup),
         "last_detected": now_iso(det[-1].time) if det else None,
         "last_suppressed": now_iso(sup[-1].time) if sup else None,
