@@ -31,10 +31,23 @@ def test_each_builtin_detector_and_its_threshold():
     assert [d.detector for d in detectors.run(flood)] == ["context_flood"]
 
 
-def test_the_motor_learning_of_a_resolved_loop_becomes_the_lesson():
-    trace = [call(i, ok=False, sig="e", cmd="make") for i in range(3)] + [call(4, cmd="make -j1", motor=["`make` failed 3 times; `make -j1` worked."])]
-    (d,) = detectors.run(trace)
-    assert d.lesson == "`make` failed 3 times; `make -j1` worked."
+def test_a_resolved_loop_teaches_its_fix_from_the_first_session():
+    """Issue 22 part 2: the rule is the fix (the command that then worked), about 200 chars,
+    project-relative, the error as written, never the normalized signature."""
+    err = "ModuleNotFoundError: No module named 'dih_helpers'"
+    trace = [call(i, ok=False, sig="modulenotfounderror: no module named <str>", err=err, cmd="python3 app.py") for i in range(3)]
+    trace += [call(4, cmd="PYTHONPATH=src python3 app.py", motor=["`python3 app.py` failed 3 times; ..."])]
+    (d,) = detectors.run(trace, None, {"cwd": "/home/me/proj"})
+    assert d.lesson == "When `python3 app.py` fails with \"ModuleNotFoundError: No module named 'dih_helpers'\", run `PYTHONPATH=src python3 app.py` instead."
+    assert d.signature not in d.lesson and d.episode.startswith("`python3 app.py` failed")
+    # Worked unchanged after an edit: the edit is the fix, its path relative to the project.
+    trace = [call(i, ok=False, sig="e", err="E assert 1 == 2", cmd="pytest -q") for i in range(3)]
+    trace += [call(4, tool="Edit", kind="write", target="/home/me/proj/src/calc.py"), call(5, cmd="pytest -q", test="suite")]
+    (d,) = detectors.run(trace, None, {"cwd": "/home/me/proj"})
+    assert d.lesson == 'When `pytest -q` fails with "E assert 1 == 2", it worked after editing src/calc.py.'
+    # Never fixed: what to do instead of a fourth attempt, still short.
+    (d,) = detectors.run(trace[:3])
+    assert "stop after the second identical failure" in d.lesson and len(d.lesson) <= 220
 
 
 def test_preconditions_say_whether_the_session_came_near_the_pattern():

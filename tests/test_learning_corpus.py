@@ -74,3 +74,20 @@ def test_edits_without_tests_needs_a_project_with_tests(initialized, tmp_path):
     bare.mkdir()
     run_session(c, "bare", corpus.many_edits_no_tests, str(bare))
     assert c.json("rules") == []
+
+
+def test_a_loop_the_session_recovered_from_teaches_its_fix_as_one_item(initialized, project):
+    """Issue 22 part 2: the first session teaches what fixed it; the digest has the rule once,
+    not also a [mistake] learning of the same episode; no normalized signature, no temp path."""
+    c = initialized
+    run_session(c, "fix1", corpus.same_error_looping, project)
+    (rule,) = c.json("rules")
+    assert rule["text"] == ("When `python3 src/app.py` fails with \"ModuleNotFoundError: No module named 'dih_helpers'\", "
+                            "run `PYTHONPATH=src python3 src/app.py` instead.")
+    assert rule["signature"] and rule["signature"] not in rule["text"] and project not in rule["text"]
+    learned = c.run("show", "learnings", "--project", project, "--json", check=False)
+    items = json.loads(learned.out)["learnings"] if learned.returncode == 0 else []
+    assert not [x for x in items if "dih_helpers" in x["text"]], items
+    s = corpus.Session("fix2", project)
+    digest = c.hook("SessionStart", s._p("SessionStart", source="startup")).out
+    assert digest.count("dih_helpers") == 1, digest

@@ -50,6 +50,7 @@ class Detection:
     lesson: str  # the rule text a new rule gets
     evidence: str  # what happened, one line
     trigger: str = ""  # what the rule is about (error_loop: the failing command's program)
+    episode: str = ""  # the motor learning of the same episode (the rule replaces it: one item)
 
 
 def _clip(text: str, limit: int) -> str:
@@ -141,19 +142,70 @@ def _transient(calls, idx) -> bool:
     return False
 
 
-def error_loop(trace, t):
+def error_loop(trace, t, facts=None):
     calls = _calls(trace)
+    cwd = str((facts or {}).get("cwd") or "")
     out = []
     for sig, lines in _loops(calls, t).items():
-        what = lines[-1].get("cmd") or lines[-1].get("target") or lines[-1].get("tool") or "?"
-        motor = _motor_after(trace, lines[-1].get("n", 0))
-        lesson = motor or (
-            f'When `{_clip(what, 80)}` fails with "{_clip(sig, 100)}", stop after the second identical failure: '
-            "read the failing source or its docs and check the assumption before another attempt."
-        )
-        out.append(Detection("error_loop", sig, lesson, f"{len(lines)} failures with \"{_clip(sig, 100)}\" (`{_clip(what, 60)}`)",
-                             _program(lines[-1].get("cmd"))))
+        last = lines[-1]
+        what = last.get("cmd") or last.get("target") or last.get("tool") or "?"
+        lesson = fix_lesson(calls, calls.index(last), cwd)
+        out.append(Detection("error_loop", sig, lesson, f"{len(lines)} failures with \"{_clip(_rel(last.get('err') or sig, cwd), 100)}\" (`{_clip(_rel(what, cwd), 60)}`)",
+                             _program(last.get("cmd")), _motor_after(trace, last.get("n", 0)) or ""))
     return out
+
+
+def _rel(text, cwd: str) -> str:
+    """Paths under the project folder, relative to it (a rule is read in other sessions and
+    on other machines; a temp or home path in it is noise)."""
+    text = str(text or "")
+    if cwd and len(cwd) > 1:
+        text = text.replace(cwd.rstrip("/") + "/", "").replace(cwd.rstrip("/"), ".")
+    return text
+
+
+def _same_family(a: dict, b: dict) -> bool:
+    from cogit.senses.call import similarity
+
+    if a.get("test") and b.get("test"):
+        return True
+    ca, cb = str(a.get("cmd") or ""), str(b.get("cmd") or "")
+    return bool(ca and cb) and (_program(ca) == _program(cb) or similarity(ca, cb) >= 0.5)
+
+
+def fix_lesson(calls, last: int, cwd: str = "", limit: int = 220) -> str:
+    """The rule a loop teaches, from its first session: what fixed it.
+
+    - The failing command worked changed: "When `A` fails with "E", run `B` instead (added `X`)."
+    - It worked unchanged after something was done: "... it worked after <the edits/reads>."
+    - It never worked: "... stop after the second identical failure and check the assumption..."
+    The error is the one as written (never the normalized signature, which stays the rule's
+    `signature` field), paths are relative to the project, and the text is about `limit` chars."""
+    failed = calls[last]
+    cmd = _clip(_rel(failed.get("cmd") or failed.get("target") or failed.get("tool") or "?", cwd), 70)
+    err = _clip(_rel(failed.get("err") or "the same error", cwd), 70)
+    head = f'When `{cmd}` fails with "{err}", '
+    between = []
+    for line in calls[last + 1 :]:
+        if line.get("kind") == "exec" and line.get("ok", True) and failed.get("cmd") and _same_family(failed, line):
+            fix = str(line.get("cmd") or "")
+            if fix != failed.get("cmd"):
+                added = [w for w in fix.split() if w not in str(failed["cmd"]).split()]
+                how = f" (added `{_clip(' '.join(added), 40)}`)" if added and len(fix) > 60 else ""
+                return _clip(head + f"run `{_clip(_rel(fix, cwd), 90)}` instead{how}.", limit)
+            if between:
+                return _clip(head + "it worked after " + ", ".join(between[-2:]) + ".", limit)
+            break
+        if not line.get("ok", True):
+            continue
+        if line.get("kind") == "write" and line.get("target"):
+            between.append(f"editing {_clip(_rel(line['target'], cwd), 60)}")
+        elif line.get("kind") == "exec" and line.get("cmd") and _program(line.get("cmd")) not in _IDLE:
+            between.append(f"`{_clip(_rel(line['cmd'], cwd), 50)}`")
+        elif line.get("kind") == "read" and line.get("target"):
+            between.append(f"reading {_clip(_rel(line['target'], cwd), 60)}")
+    return _clip(head + "stop after the second identical failure and check the assumption "
+                 "(read the failing source or its docs) before another attempt.", limit)
 
 
 def _motor_after(trace, n):
@@ -428,7 +480,7 @@ def run(trace: list[dict], config: dict | None = None, facts: dict | None = None
     for name, fn in DETECT.items():
         if name in off:
             continue
-        out += fn(trace, t[name], facts) if name == "edits_without_tests" else fn(trace, t[name])
+        out += fn(trace, t[name], facts) if name in ("edits_without_tests", "error_loop") else fn(trace, t[name])
     for spec in _custom(config).values():
         if spec["name"] not in off:
             out += custom_detect(spec, trace)

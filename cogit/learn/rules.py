@@ -162,7 +162,7 @@ def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | No
     def apply(state: State) -> Change | None:
         items = state["rules"]["items"]
         rule = next((r for r in items if r.get("id") == rule_id), None) if rule_id else None
-        if rule is None and create:
+        if rule is None and create and create.get("detector"):
             rule = match(items, create["detector"], create["signature"]) or new_rule(
                 state, create["lesson"], create["detector"], create["signature"], trigger=create.get("trigger", ""))
             created = rule["detections"] == 0 and rule["suppressions"] == 0 and rule.get("source") == "detector"
@@ -183,9 +183,26 @@ def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | No
         rule["updated_at"] = now_iso(now)
         verb = "Detected" if kind == "detect" else "Suppressed"
         what = f"New rule {rule['id']}" if created else f"{verb} rule {rule['id']}"
-        return Change(f"{what}: {rule['text']}"[:200], trailers={"Cogit-Rule": rule["id"]})
+        gone = _drop_episode(state, (create or {}).get("episode") or "")
+        body = "".join(f"The rule carries this episode's lesson; its learning {g['id']} goes (one item per episode): {g.get('text', '')[:200]}\n"
+                       for g in gone)
+        trailers = {"Cogit-Rule": rule["id"]}
+        if gone:  # the walk's rule: a commit names every item it removes
+            trailers["Cogit-Pruned"] = " ".join(g["id"] for g in gone)
+        return Change(f"{what}: {rule['text']}"[:200], body=body, trailers=trailers)
 
     return apply
+
+
+def _drop_episode(state: State, episode: str) -> list[dict]:
+    """The motor learning of the episode a rule now carries: one episode, one digest item."""
+    episode = episode.rstrip("…").strip()
+    if len(episode) < 20:
+        return []
+    items = state["learnings"]["items"]
+    gone = [x for x in items if str(x.get("text") or "").startswith(episode)]
+    items[:] = [x for x in items if x not in gone]
+    return gone
 
 
 def idle_update(ids: list[str]):
@@ -289,10 +306,11 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
         if where:
             b, rule = where
             detected.add(rule["id"])
-            plan.append(("detect", rule["id"], rule if b != branch else None, None, key, rule["id"] in shown, d.evidence))
+            plan.append(("detect", rule["id"], rule if b != branch else None, {"episode": d.episode} if b == branch else None,
+                         key, rule["id"] in shown, d.evidence))
         else:
             plan.append(("detect", None, None, {"detector": d.detector, "signature": d.signature, "lesson": d.lesson,
-                                                "trigger": d.trigger}, key, False, d.evidence))
+                                                "trigger": d.trigger, "episode": d.episode}, key, False, d.evidence))
     for b in branches:
         for rule in rules_of.get(b, []):
             rid = rule.get("id")
@@ -345,6 +363,7 @@ def project_facts(cwd) -> dict:
     facts = {"has_tests": False}
     if not isinstance(cwd, str) or not cwd or not os.path.isabs(cwd):
         return facts
+    facts["cwd"] = os.path.normpath(cwd)  # rule texts name paths relative to it
     try:
         with os.scandir(cwd) as entries:
             for i, entry in enumerate(entries):

@@ -188,7 +188,7 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
             setattr(prov, attr, redact(getattr(prov, attr), allow)[0])
     prov.extra = {redact(k, allow)[0]: redact(str(v), allow)[0] for k, v in prov.extra.items()}
     if pruned:
-        prov.extra["Cogit-Pruned"] = " ".join(sorted({i.get("id", "?") for _, i in pruned}))
+        prov.extra["Cogit-Pruned"] = " ".join(sorted({i.get("id", "?") for _, i in pruned} | set(prov.extra.get("Cogit-Pruned", "").split())))
     if expected is None and branch != git.MAIN:
         # A new project branch starts as a root commit of the templates (see scopes.py).
         expected = create_root(repo, branch, prov.project, prov)
