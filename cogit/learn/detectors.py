@@ -194,7 +194,8 @@ def fix_lesson(calls, last: int, cwd: str = "", limit: int = 220) -> str:
                 how = f" (added `{_clip(' '.join(added), 40)}`)" if added and len(fix) > 60 else ""
                 return _clip(head + f"run `{_clip(_rel(fix, cwd), 90)}` instead{how}.", limit)
             if between:
-                return _clip(head + "it worked after " + ", ".join(between[-2:]) + ".", limit)
+                edits = [b for b in between if b.startswith("editing ")]  # the edit is the fix, not the look around
+                return _clip(head + "it worked after " + ", ".join((edits or between)[-2:]) + ".", limit)
             break
         if not line.get("ok", True):
             continue
