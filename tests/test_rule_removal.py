@@ -109,3 +109,19 @@ def test_at_the_cap_the_new_heuristic_stays_and_the_lowest_scored_is_pruned(init
     (pruned,) = c.json("log", "-n", "1")[0]["trailers"]["Cogit-Pruned"].split()
     assert used[pruned] == min(used.values())
     c.assert_healthy()
+
+
+def test_a_merge_keeps_both_machines_tombstones_and_switches():
+    from cogit.sync.merge import merge_states
+
+    def doc(stones, switches):
+        return {"rules": {"schema_version": 1, "items": [], "tombstones": stones, "detectors": switches}}
+
+    t = lambda rid: {"id": rid, "detector": "error_loop", "signature": rid, "rule": rid, "text": "x", "reason": "forget",  # noqa: E731
+                     "at": "2026-01-01T00:00:00Z"}
+    base = doc([t("ru-0001")], {})
+    ours = doc([t("ru-0001"), t("ru-0002")], {"long_run": "on"})
+    theirs = doc([t("ru-0001"), t("ru-0003")], {"error_loop": "off"})
+    merged = merge_states(base, ours, theirs).state["rules"]
+    assert [x["id"] for x in merged["tombstones"]] == ["ru-0001", "ru-0002", "ru-0003"]
+    assert merged["detectors"] == {"long_run": "on", "error_loop": "off"}

@@ -59,7 +59,8 @@ def bury(state: State, rule: dict, reason: str) -> dict | None:
     if not detector or buried(state["rules"], detector, signature) is not None:
         return None
     stones = state["rules"].setdefault("tombstones", [])
-    stone = {"detector": detector[:100], "signature": signature[:300], "rule": str(rule.get("id") or "-")[:40],
+    rid = str(rule.get("id") or "-")[:40]
+    stone = {"id": rid, "detector": detector[:100], "signature": signature[:300], "rule": rid,
              "text": " ".join(str(rule.get("text") or "").split())[:2000] or "-", "reason": reason, "at": now_iso()}
     stones.append(stone)
     if len(stones) > MAX_TOMBSTONES:
