@@ -55,6 +55,16 @@ def cli(home: Path, *args: str) -> str:
     return proc.stdout.decode("utf-8", "replace") + proc.stderr.decode("utf-8", "replace")
 
 
+def _json(home: Path, *args: str):
+    env = dict(os.environ, COGIT_HOME=str(home))
+    env.pop("COGIT_IN_HOOK", None)
+    proc = subprocess.run(background_argv(str(home), list(args)), capture_output=True, env=env, timeout=60)
+    try:
+        return json.loads(proc.stdout.decode("utf-8", "replace") or "[]")
+    except ValueError:
+        return []
+
+
 def seed(home: Home) -> str:
     """Memory as a user might have it after a few earlier sessions."""
     memory.init(home)
@@ -101,6 +111,18 @@ def run(keep: bool = False, out=print) -> Path | None:
         out(cli(home.root, "diff", before).rstrip())
         out("\n== cogit stats ==")
         out(cli(home.root, "stats").rstrip())
+        rules = _json(home.root, "rules", "--json")
+        if rules:  # the learned rule: where it came from, and how a person takes it back
+            rule = rules[0]
+            out(f"\n== cogit why {rule['id']} (where the rule came from) ==")
+            out(cli(home.root, "why", rule["id"]).rstrip())
+            created = [e for e in _json(home.root, "log", "--item", rule["id"], "--json")
+                       if e["trailers"].get("Cogit-Event") == "rule.detect"]
+            if created:
+                sha = created[-1]["sha"]
+                out(f"\n== cogit revert {sha[:10]} (take the rule back: it goes, and a tombstone keeps it gone) ==")
+                out(cli(home.root, "revert", sha).rstrip())
+                out(cli(home.root, "rules", "tombstones").rstrip())
         if keep:
             out(f"\nThe demo memory is kept in {home.root} (try: COGIT_HOME={home.root} cogit log).")
             return home.root

@@ -26,5 +26,12 @@ def test_demo_runs_and_shows_digest_log_and_diff(cogit):
     assert "event=learning.add  source=hook  agent=claude-code" in out and "trigger=explicit" in out
     assert "+ learning l-" in out.split("== cogit diff")[1]
     assert "Bash" in out.split("== cogit stats ==")[1]
+    # Issue 22 part 7: the lesson once, with its fix, no temp paths; then `why` and `revert` of the rule.
+    assert digest.count("AssertionError: expected") == 1 and "it worked after editing store/files.py" in digest
+    assert "/tmp" not in digest and "cogit-demo-" not in digest
+    why = out.split("== cogit why ru-")[1]
+    assert "event=rule.detect" in why and "evidence: 3 failures" in why
+    revert = out.split("== cogit revert ")[1]
+    assert 'Revert "New rule ru-' in revert and "error_loop  revert" in revert
     # The demo used a throwaway home, not COGIT_HOME.
     assert not cogit.home.exists()

@@ -95,13 +95,14 @@ def test_four_sessions_and_a_revert(initialized):
     session(c, "s4", loop("s4"))
     r4 = the_rule(c)
     assert (r4["id"], r4["detections"], r4["suppressions"]) == (r1["id"], 2, 1)
-    assert r4["confidence"] > r3["confidence"]
+    # Issue 22: it was shown and the loop happened anyway: that counts against its wording.
+    assert r4["misses"] == 1 and r4["confidence"] < r3["confidence"]
 
     # Revert session 2's evidence commit: the ledger no longer counts it.
     c.run("revert", sup["sha"])
     r5 = the_rule(c)
     assert (r5["detections"], r5["suppressions"]) == (2, 0)
-    assert r5["confidence"] < r4["confidence"] and r5["confidence"] == ledger.confidence(2, 0, 0)
+    assert r5["confidence"] < r4["confidence"] and r5["confidence"] == ledger.confidence(2, 0, 0, misses=1)
     shown = c.json("rules", "show", r1["id"])
     assert [e["kind"] for e in shown["ledger"]] == ["detect", "detect"]
     assert [e["session"] for e in shown["ledger"]] == ["s1", "s4"]
@@ -135,7 +136,11 @@ def test_a_persons_rule_learns_the_same_way(initialized):
     c.run("add", "rule", "Read the error message before running the command again", "--detector", "error_loop")
     rule = the_rule(c)
     assert (rule["source"], rule["confidence"]) == ("cli", ledger.confidence(0, 0, 0))
-    injected = session(c, "p1", [bash("p1", 1)])
+    # Issue 22: a general error_loop rule is about failures; a session with none is no evidence,
+    # one that failed once and did not loop suppresses it.
+    injected = session(c, "p0", [bash("p0", 1)])
+    assert f"[{rule['id']}]" in injected and the_rule(c)["suppressions"] == 0
+    injected = session(c, "p1", [bash("p1", 1, ok=False), bash("p1", 2)])
     assert f"[{rule['id']}]" in injected
     assert the_rule(c)["suppressions"] == 1
     session(c, "p2", loop("p2"))
@@ -174,7 +179,7 @@ def test_a_global_rule_earns_its_evidence_in_the_project_where_the_session_ran(i
     git(proj, "remote", "add", "origin", "https://github.com/acme/widgets.git")
     c.run("add", "rule", "Read the error message before running the command again", "--detector", "error_loop")
     rule = the_rule(c)
-    injected = session(c, "g1", [bash("g1", 1)], cwd=str(proj))
+    injected = session(c, "g1", [bash("g1", 1, ok=False), bash("g1", 2)], cwd=str(proj))
     assert f"[{rule['id']}]" in injected
     after = the_rule(c)
     (branch,) = [b for b in c.git("branch", "--format=%(refname:short)").split() if b.startswith("project/")]

@@ -233,3 +233,32 @@ def test_a_reflections_file_near_the_size_limit_sheds_its_oldest_tombstones_firs
     removed = shrink_to_fit("reflections", doc, 3000)
     assert [r[1]["id"] for r in removed] == ["t-0000", "t-0001"]
     assert [s["id"] for s in doc["tombstones"]][0] == "t-0002" and doc["items"][0]["id"] == "rf-0001"
+
+
+def test_a_count_is_not_an_insight():
+    """Issue 22 part 5: "Read → Edit → Read recurs (13 times)" said nothing."""
+    state = {"tools": dict(tools(Read=(40, 0)), sequences={"Read > Edit > Read": 13})}
+    answer = builtin_answer(state, None, {})
+    assert answer["patterns"] == [] and answer["insights"] == []
+
+
+def test_a_builtin_insight_that_no_longer_holds_is_withdrawn(initialized):
+    """Issue 22 part 5: built-in insights are recomputed at each reflection; one that is no
+    longer true (the rate recovered) leaves, named in the commit; a true one stays."""
+    c = initialized
+    path = c.home / "memory" / "reflections.yaml"
+    text = path.read_text()
+    stale = "Bash succeeded in 40% of its last 10 calls, down from 95% before: something changed (the tool, the environment, or how it is called)."
+    by_hand = "A note from an LLM: keep builds reproducible."
+    items = (f"items:\n- id: rf-0001\n  text: '{stale}'\n  kind: insight\n  source: reflection\n  model: cogit-builtin\n"
+             f"  created_at: '{OLD}'\n  updated_at: '{OLD}'\n"
+             f"- id: rf-0002\n  text: '{by_hand}'\n  kind: insight\n  source: reflection\n  model: some-llm\n"
+             f"  created_at: '{OLD}'\n  updated_at: '{OLD}'\n")
+    path.write_text(text.replace("items: []\n", items, 1))
+    c.run("commit", "-m", "Earlier reflections")
+    c.run("reflect")
+    left = [i["text"] for i in c.json("show", "reflections")["reflections"]]
+    assert stale not in left and by_hand in left
+    msg = c.git("log", "-1", "--format=%B")
+    assert "withdrawn insight rf-0001 (no longer true)" in msg and "Cogit-Pruned: rf-0001" in msg
+    c.assert_healthy()

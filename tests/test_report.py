@@ -188,11 +188,12 @@ def test_the_report_holds_every_scope_source_session_rule_and_receipt(memory, tm
     assert by_sha[laptop["added_by"]]["trailers"]["Cogit-Event"] == "learning.add"
     assert merge["sha"] in laptop["changed_in"]
 
-    # The rule: two detections and a suppression (sess-2's was reverted); confidence rises with each.
+    # The rule: two detections and a suppression (sess-2's was reverted).
     (rule,) = data["rules"]
     assert (rule["detections"], rule["suppressions"]) == (2, 1)
     assert [(e["session"], e["kind"]) for e in rule["ledger"]] == [("sess-1", "detect"), ("sess-3", "detect"), ("sess-4", "suppress")]
-    assert [round(p["confidence"], 2) for p in rule["over_time"]] == [0.33, 0.5, 0.6, 0.67, 0.67]
+    # sess-3 looped while shown the rule: a miss counts against it (issue 22).
+    assert [round(p["confidence"], 2) for p in rule["over_time"]] == [0.33, 0.5, 0.4, 0.5, 0.5]
     assert rule["confidence"] == c.json("rules", "show", rule["id"])["confidence"]
 
     # Sessions and what they were shown.

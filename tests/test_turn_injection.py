@@ -100,3 +100,19 @@ def test_a_new_rule_from_another_project_is_not_told(initialized, tmp_path):
     c.run("add", "rule", "Read the error before retrying", "--detector", "error_loop")
     update = context(codex(c, "UserPromptSubmit", prompt="go"))
     assert "Read the error before retrying" in update and "other project" not in update
+
+
+def test_what_left_memory_and_a_new_focus_are_told_once(initialized):
+    """Issue 22 part 6: a forgotten (or reverted) item and a new focus reach the running session."""
+    c = initialized
+    c.run("add", "learning", "The build needs node 18")
+    (item,) = c.json("show", "learnings")["learnings"]
+    assert f"[{item['id']}]" in context(claude(c, "SessionStart", source="startup"))
+    c.run("forget", item["id"])
+    update = context(claude(c, "UserPromptSubmit", prompt="build it"))
+    assert "No longer in memory" in update and f"[{item['id']}]" in update
+    assert context(claude(c, "UserPromptSubmit", prompt="and again")) == ""
+    c.run("focus", "set", "Ship the </cogit-memory-update> parser")
+    update = context(claude(c, "UserPromptSubmit", prompt="what now?"))
+    assert "The focus is now: Ship the" in update and update.count("</cogit-memory-update>") == 1
+    assert context(claude(c, "UserPromptSubmit", prompt="ok")) == ""

@@ -66,3 +66,70 @@ def rules_show(obj, rule_id: str, as_json: bool) -> None:
                    + ("  (injected)" if e["injected"] else "") + (f"  [{e['scope']}]" if e["scope"] != row["scope"] else ""))
     if not row["ledger"]:
         click.echo("  no evidence yet")
+
+
+def _write(obj, project, event, apply):
+    from cogit.cli.state import _prov, _report
+    from cogit.store import memory
+
+    scope = scope_of(obj, project)
+    result = memory.write(obj.home, _prov(event, scope), apply, branch=scope.branch)
+    _report(result, scope=scope)
+
+
+@rules.command("off")
+@click.argument("detector")
+@project_option
+@click.pass_obj
+def rules_off(obj, detector: str, project: str | None) -> None:
+    """Turn a detector off: it makes no rule and adds no evidence (globally, or in --project)."""
+    from cogit.learn.rules import switch
+    from cogit.store import memory
+
+    _write(obj, project, "rule.switch", switch(detector, "off", memory.read(obj.home)[1].get("config")))
+
+
+@rules.command("on")
+@click.argument("detector")
+@project_option
+@click.pass_obj
+def rules_on(obj, detector: str, project: str | None) -> None:
+    """Turn a detector on again (long_run and context_flood are off until turned on)."""
+    from cogit.learn.rules import switch
+    from cogit.store import memory
+
+    _write(obj, project, "rule.switch", switch(detector, "on", memory.read(obj.home)[1].get("config")))
+
+
+@rules.command("tombstones")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@project_option
+@click.pass_obj
+def rules_tombstones(obj, as_json: bool, project: str | None) -> None:
+    """Removed rules that stay removed (forgotten, reverted, rejected): their pattern makes no rule."""
+    from cogit.store import memory
+
+    scope = scope_of(obj, project)
+    state = memory.read(obj.home, branch=scope.branch)[1]
+    stones = list((state.get("rules") or {}).get("tombstones") or [])
+    if as_json:
+        emit_json(stones)
+        return
+    if not stones:
+        click.echo("No rule tombstones.")
+        return
+    for t in stones:
+        click.echo(f"{t.get('rule')}  {t.get('detector')}  {t.get('reason')}  {t.get('at')}")
+        click.echo(f"    {t.get('text')}")
+    click.echo("Lift one with `cogit rules lift RULE_ID`.")
+
+
+@rules.command("lift")
+@click.argument("key")
+@project_option
+@click.pass_obj
+def rules_lift(obj, key: str, project: str | None) -> None:
+    """Lift a rule tombstone (by the removed rule's id, or DETECTOR[:SIGNATURE]): its pattern can make a rule again."""
+    from cogit.learn.rules import lift
+
+    _write(obj, project, "rule.lift", lift(key))

@@ -18,6 +18,8 @@ import time
 OPEN = "<cogit-memory-update>"
 CLOSE = "</cogit-memory-update>"
 HEAD = "New in memory since this session's last memory update (another session, a pull or an edit):"
+GONE = "No longer in memory (forgotten, reverted or pruned); do not rely on them:"
+FOCUS = "The focus is now:"
 DEFAULT_MAX_CHARS = 600
 MAX_KNOWN = 400
 MAX_OWN = 20
@@ -50,6 +52,7 @@ def saw(state: dict, digest: dict | None) -> None:
     if digest:
         state["mem_marker"] = digest.get("heads") or {}
         state["mem_known"] = known_ids(digest)
+        state["mem_focus"] = digest.get("focus") or ""
 
 
 def own(state: dict, text: str) -> None:
@@ -90,12 +93,31 @@ def changes(state: dict, digest: dict | None, branch: str, limit: int) -> str | 
     mine = set(state.get("mem_own") or ())
     new = [f for f in digest.get("fresh") or () if isinstance(f, dict) and isinstance(f.get("line"), str)
            and f.get("id") not in known and _norm(f.get("text")) not in mine]
+    # What left memory, and a new focus: told once, like what was added (issue 22 part 6).
+    ids = digest.get("ids")
+    present = set(i for i in ids if isinstance(i, str)) if isinstance(ids, list) else None
+    gone = [i for i in state.get("mem_known") or () if isinstance(i, str) and len(i) <= 24
+            and all(c.isalnum() or c == "-" for c in i) and i not in present] if present is not None else []
+    focus = digest.get("focus") if isinstance(digest.get("focus"), str) else None
+    focus_news = focus if focus and "mem_focus" in state and focus != state.get("mem_focus") else None
     state["mem_marker"] = heads
     state["mem_known"] = known_ids(digest)
-    if not new:
+    if focus is not None:
+        state["mem_focus"] = focus
+    if not new and not gone and not focus_news:
         return None
-    lines = [OPEN, HEAD]
-    size = len(OPEN) + len(HEAD) + len(CLOSE) + 2
+    head = [OPEN]
+    if focus_news:
+        head.append(_norm(f"{FOCUS} {focus_news}").replace("<", "‹")[:240])  # memory text never ends the block
+    if gone:
+        listed = ", ".join(f"[{i}]" for i in gone[:12]) + (f" and {len(gone) - 12} more" if len(gone) > 12 else "")
+        head.append(f"{GONE} {listed}")
+    if not new:
+        text = "\n".join(head + [CLOSE])
+        receipt(state, "turn", branch, digest, text, 0, [])
+        return text
+    lines = head + [HEAD]
+    size = sum(len(x) + 1 for x in lines) + len(CLOSE) + 1
     reserve = 60  # for the "(n more ...)" line
     shown: list[str] = []
     from cogit.frame import neutral

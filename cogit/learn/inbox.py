@@ -318,6 +318,11 @@ def reject(ids: list[str]):
         lines = []
         for p in _take(state, ids):
             bury(state, p["section"], p["text"], "rejected", p["id"])
+            if p["section"] == "rules" and p.get("detector"):  # nor may a detector bring it back
+                from cogit.learn.rules import bury as bury_rule
+
+                bury_rule(state, {"id": p["id"], "detector": p["detector"], "signature": p.get("signature") or "",
+                                  "text": p["text"]}, "reject")
             lines.append(f"Rejected {p['id']} ({p['section']}): {p['text'][:200]!r}")
         summary = f"Reject {ids[0]}: {_first_text(lines)}" if len(ids) == 1 else f"Reject {len(ids)} proposals"
         return Change(summary, body="\n".join(lines) + "\n\nTombstones keep them from being proposed again.",

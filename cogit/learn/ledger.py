@@ -8,11 +8,13 @@ revert that was itself reverted counts again).
 Confidence, with D detections, S suppressions, E = D + S, and d days since the newest
 evidence (the rule's creation if it has none):
 
-    confidence = (E + 1) / (E + 3)
+    confidence = (E - M + 1) / (E + 3)      M: detections while the rule was shown
     if d > dormant_days:  confidence *= 0.5 ** ((d - dormant_days) / half_life_days)
 
 Both kinds of evidence count: a detection says the failure is real, a suppression says
 the rule, when shown, kept it away (the seesaw fix: success must not look like staleness).
+A detection in a session that was shown the rule (M, a miss) counts against it: the rule
+was there and its wording did not keep the pattern away (issue 22).
 A rule starts at 1/3 (a prior: a person's rule with no evidence yet is shown and can earn
 it); E=1 gives 0.50, 2 gives 0.60, 4 gives 0.71, 8 gives 0.82, and it tends to 1. Nothing decays while the
 rule is active; after `dormant_days` (60) without evidence it halves every
@@ -69,11 +71,14 @@ def settings(config: dict | None) -> dict:
     return {k: float(learning.get(k, v)) for k, v in DEFAULTS.items()}
 
 
-def confidence(evidence: int, last_time: float | None, now: float, config: dict | None = None) -> float:
-    """The documented formula (see the module docstring)."""
+def confidence(evidence: int, last_time: float | None, now: float, config: dict | None = None, misses: int = 0) -> float:
+    """The documented formula (see the module docstring). `misses`: the detections among the
+    evidence that happened while the rule was shown; they count against it (the rule was
+    there and its wording did not keep the pattern away), not for it."""
     s = settings(config)
     evidence = max(0, int(evidence))
-    value = (evidence + 1.0) / (evidence + 3.0)
+    misses = min(max(0, int(misses)), evidence)
+    value = (evidence - misses + 1.0) / (evidence + 3.0)
     if last_time is not None:
         days = (now - last_time) / DAY
         if days > s["rule_dormant_days"]:
@@ -113,7 +118,7 @@ def of_item(rule: dict, now: float, config: dict | None = None) -> float:
     e = int(rule.get("detections", 0)) + int(rule.get("suppressions", 0))
     times = [t for t in (parse_time(rule.get("last_detected")), parse_time(rule.get("last_suppressed"))) if t]
     last = max(times) if times else parse_time(rule.get("created_at"))
-    return confidence(e, last, now, config)
+    return confidence(e, last, now, config, int(rule.get("misses", 0) or 0))
 
 
 def combine(rule: dict, caches: list[dict]) -> dict:
@@ -121,7 +126,7 @@ def combine(rule: dict, caches: list[dict]) -> dict:
     if not caches:
         return rule
     out = dict(rule)
-    for key in ("detections", "suppressions"):
+    for key in ("detections", "suppressions", "misses"):
         out[key] = int(rule.get(key, 0) or 0) + sum(int(c.get(key, 0) or 0) for c in caches)
     for key in ("last_detected", "last_suppressed"):
         times = [t for t in [rule.get(key)] + [c.get(key) for c in caches] if t]
@@ -218,6 +223,7 @@ def cache_fields(entries: list[Evidence]) -> dict:
     return {
         "detections": len(det),
         "suppressions": len(sup),
+        "misses": sum(1 for e in det if e.injected),
         "last_detected": now_iso(det[-1].time) if det else None,
         "last_suppressed": now_iso(sup[-1].time) if sup else None,
     }
@@ -228,9 +234,11 @@ def history(entries: list[Evidence], created: float | None, now: float, config: 
     points = []
     if created is not None:
         points.append((created, confidence(0, created, created, config)))
+    misses = 0
     for n, ev in enumerate(entries, 1):
-        points.append((float(ev.time), confidence(n, ev.time, ev.time, config)))
-    points.append((now, confidence(len(entries), entries[-1].time if entries else created, now, config)))
+        misses += ev.kind == "detect" and ev.injected
+        points.append((float(ev.time), confidence(n, ev.time, ev.time, config, misses)))
+    points.append((now, confidence(len(entries), entries[-1].time if entries else created, now, config, misses)))
     return points
 
 

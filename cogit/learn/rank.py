@@ -60,8 +60,19 @@ def ranked(section: str, items: list[dict], now: float | None = None, config: di
     out = sorted(items, key=key(section, now, config))
     if section == "rules":
         floor = ledger.settings(config)["rule_min_confidence"]
-        out = [r for r in out if ledger.of_item(r, now, config) >= floor]
+        idle = idle_limit(config)
+        # Dormant: shown in `idle` sessions in a row that never came near it (issue 22). It
+        # stays in memory; the next detection of its pattern brings it back.
+        out = [r for r in out if ledger.of_item(r, now, config) >= floor and int(r.get("idle", 0) or 0) < idle]
     return out
+
+
+IDLE_SESSIONS = 10
+
+
+def idle_limit(config: dict | None) -> int:
+    value = ((config or {}).get("learning") or {}).get("rule_idle_sessions", IDLE_SESSIONS)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else IDLE_SESSIONS
 
 
 def rotate(items: list[dict], quota: int, turn: int) -> list[dict]:

@@ -55,6 +55,15 @@ def note_call(home_root: str, state: dict, call: dict, text, learnings, cfg: dic
         value = _clip(call.get(key), limit)
         if value:
             line[key] = value
+    if call.get("err") and not line["ok"]:
+        line["err"] = _clip(call["err"], CLIP)  # the error as written (for the rule's text)
+        line["vals"] = _clip(call.get("vals") or "", 200) or line["err"]  # its values: TDD's changing ones are progress
+    if call.get("part"):
+        line["part"] = _clip(call["part"], 40)  # a long file read in parts is not a re-read
+    if call.get("change"):
+        line["change"] = _clip(call["change"], CLIP)  # what an Edit replaced: a search for it after is a check
+    if call.get("hits") is not None:
+        line["hits"] = int(call["hits"])  # a search that found things is progress
     if call.get("is_test"):
         line["test"] = call.get("scope") or True
     if call.get("size"):

@@ -453,8 +453,7 @@ def builtin_answer(state: dict, past_tools: dict | None, rule_evidence: dict, no
     for seq, n in sorted(seqs.items(), key=lambda kv: (-int(kv[1]), kv[0])):
         if seq.count(" > ") == 2 and int(n) >= 5 and len(heuristics) < 2:
             steps = seq.split(" > ")
-            if len(set(steps)) > 1:
-                patterns.append(f"The sequence {' → '.join(steps)} recurs ({n} times).")
+            if len(set(steps)) > 1:  # a proposal for review; a count alone is no insight (issue 22)
                 heuristics.append(f"A working sequence seen {n} times: {' → '.join(steps)}; follow it for similar tasks.")
     for rule in ((state.get("rules") or {}).get("items") or []):
         shown = [e for e in rule_evidence.get(rule.get("id"), []) if e.kind == "detect" and e.injected]
@@ -501,12 +500,33 @@ def gather(home: Home, branch: str = git.MAIN) -> dict:
                 when = time.strftime("%Y-%m-%d", time.gmtime(info.time))
                 extra = " ".join(body.split())[:200]
                 sessions.append(f"{when} {summary}" + (f" ({extra})" if extra else ""))
+        if branch != git.MAIN:
+            # In a project, its own sessions are the ones to read (they fold on its branch);
+            # the tool statistics and their trend stay main's (tools are global).
+            sessions = []
+            for n, info in enumerate(git.walk(repo, head)):
+                if n >= HISTORY_WALK or len(sessions) >= RECENT_SESSIONS:
+                    break
+                if "Cogit-Event: session." not in info.message:
+                    continue
+                summary, body, trailers = parse(info.message)
+                if trailers.get("Cogit-Event") in ("session.end", "session.fold"):
+                    extra = " ".join(body.split())[:200]
+                    sessions.append(f"{time.strftime('%Y-%m-%d', time.gmtime(info.time))} {summary}" + (f" ({extra})" if extra else ""))
         past_tools = None
         if len(session_shas) >= 2:
             pivot = session_shas[min(TREND_SESSIONS, len(session_shas)) - 1]
             if pivot.parents:
                 past_tools = yamlio.plain(dict(load_state(repo, pivot.parents[0]))).get("tools")
         evidence = ledger.read(repo, branch)
+        if branch != git.MAIN:
+            # The project's rules and the global ones shown there: both are the project's concern.
+            for rid, entries in ledger.read(repo, git.MAIN).items():
+                evidence[rid] = sorted(evidence.get(rid, []) + entries, key=lambda e: e.time)
+            own = {r.get("id") for r in (state.get("rules") or {}).get("items") or []}
+            state.setdefault("rules", {"items": []})
+            state["rules"]["items"] = list(state["rules"].get("items") or []) + [
+                r for r in (main_state.get("rules") or {}).get("items") or [] if r.get("id") not in own]
         from cogit import machine_settings
 
         # The settings in effect here: the reflector, its triggers and review.auto_accept are
@@ -569,6 +589,18 @@ def reflect(home: Home, *, endpoint: str | None = None, model: str | None = None
         from cogit.learn import inbox
 
         doc = state["reflections"]
+        withdrawn = []
+        if reflector.kind == "builtin":
+            # Built-in insights are claims about memory as it is now: recomputed at each
+            # reflection, and withdrawn when they no longer hold (the rate recovered).
+            still = {inbox.normalize(t) for key, _ in KINDS for t in answer.get(key) or []}
+            keep = []
+            for i in doc.get("items") or []:
+                if i.get("model") == BUILTIN_MODEL and i.get("kind") in ("insight", "pattern") and inbox.normalize(i.get("text", "")) not in still:
+                    withdrawn.append(i)
+                else:
+                    keep.append(i)
+            doc["items"] = keep
         have = {inbox.normalize(i.get("text", "")) for i in doc.get("items") or []}
         now = now_iso()
         added = []
@@ -596,13 +628,17 @@ def reflect(home: Home, *, endpoint: str | None = None, model: str | None = None
         added += [i for i in result["accepted"] if i.startswith("rf-")]
         report.update(pending=result["pending"], accepted=result["accepted"], reflections=added)
         report["dropped"] += result["dropped"]
-        if not (added or result["pending"] or result["accepted"] or result["dropped"]):
+        report["withdrawn"] = [i["id"] for i in withdrawn]
+        if not (added or result["pending"] or result["accepted"] or result["dropped"] or withdrawn):
             return None
         summary = (f"Reflection ({reflector.name}): {len(added)} insight(s), {len(result['pending'])} proposal(s) for review"
                    + (f", {len(result['dropped'])} dropped" if result["dropped"] else ""))
         lines = [f"- {i['kind']} {i['id']}: {i['text'][:200]}" for i in doc["items"] if i["id"] in added]
+        lines += [f"- withdrawn {i['kind']} {i['id']} (no longer true): {i.get('text', '')[:200]}" for i in withdrawn]
+        if withdrawn:
+            summary += f", {len(withdrawn)} withdrawn"
         body = "\n".join(filter(None, ["\n".join(lines), inbox.describe(result)]))
-        return Change(summary, body=body)
+        return Change(summary, body=body, trailers={"Cogit-Pruned": " ".join(i["id"] for i in withdrawn)} if withdrawn else {})
 
     prov = Provenance(event="reflection", source="reflection", agent="cogit-reflect", project=project,
                       trigger=trigger, model=reflector.name, extra={"Cogit-Prompt-Hash": phash})

@@ -35,15 +35,81 @@ from cogit.store.state import new_id, now_iso
 from cogit.store.write import Change, State, main_config, transact
 
 
-def new_rule(state: State, text: str, detector: str, signature: str = "", source: str = "detector") -> dict:
+def new_rule(state: State, text: str, detector: str, signature: str = "", source: str = "detector", trigger: str = "") -> dict:
     now = now_iso()
     rule = {"id": new_id("rules", state), "text": " ".join(str(text).split())[:2000], "detector": detector,
             "detections": 0, "suppressions": 0, "last_detected": None, "last_suppressed": None,
             "source": source, "created_at": now, "updated_at": now}
     if signature:
         rule["signature"] = signature[:300]
+    if trigger:
+        rule["trigger"] = trigger[:100]
     state["rules"]["items"].append(rule)
     return rule
+
+
+MAX_TOMBSTONES = 500
+
+
+def bury(state: State, rule: dict, reason: str) -> dict | None:
+    """A removed rule stays removed: its detector and signature get a tombstone (`forget`,
+    `revert` of its creation, `reject` of its proposal); the same pattern then creates no
+    rule and adds evidence to nothing, until `cogit rules lift`."""
+    detector, signature = str(rule.get("detector") or ""), str(rule.get("signature") or "")
+    if not detector or buried(state["rules"], detector, signature) is not None:
+        return None
+    stones = state["rules"].setdefault("tombstones", [])
+    rid = str(rule.get("id") or "-")[:40]
+    stone = {"id": rid, "detector": detector[:100], "signature": signature[:300], "rule": rid,
+             "text": " ".join(str(rule.get("text") or "").split())[:2000] or "-", "reason": reason, "at": now_iso()}
+    stones.append(stone)
+    if len(stones) > MAX_TOMBSTONES:
+        del stones[: len(stones) - MAX_TOMBSTONES]
+    return stone
+
+
+def buried(doc, detector: str, signature: str) -> dict | None:
+    """The tombstone on this detector and signature, if any."""
+    for stone in (doc or {}).get("tombstones") or []:
+        if stone.get("detector") == detector and str(stone.get("signature") or "") == signature:
+            return stone
+    return None
+
+
+def lift(key: str):
+    """`cogit rules lift ID`: remove the tombstone of rule ID (or of DETECTOR, or DETECTOR:SIGNATURE)."""
+    from cogit.errors import ItemNotFound
+
+    def apply(state: State) -> Change:
+        stones = state["rules"].get("tombstones") or []
+        for i, stone in enumerate(stones):
+            name = f"{stone.get('detector')}:{stone.get('signature') or ''}"
+            if key in (stone.get("rule"), name, name.rstrip(":")):
+                del stones[i]
+                return Change(f"Lift the tombstone of rule {stone.get('rule')} ({stone.get('detector')}): {stone.get('text', '')}"[:200],
+                              body="Its pattern can make a rule again.", trailers={"Cogit-Item": str(stone.get("rule"))})
+        raise ItemNotFound(f"no tombstone for {key!r}", hint="List them with `cogit rules tombstones`.")
+
+    return apply
+
+
+def switch(detector: str, value: str, config: dict | None):
+    """`cogit rules off NAME` / `on NAME`: a detector switch in this scope's rules.yaml."""
+    from cogit.errors import UsageError
+
+    names = list(detectors.BUILTIN) + list(detectors._custom(config))
+    if detector not in names:
+        raise UsageError(f"unknown detector {detector!r}", hint="Detectors: " + ", ".join(names) + ".")
+
+    def apply(state: State) -> Change | None:
+        switches = state["rules"].setdefault("detectors", {})
+        if switches.get(detector) == value:
+            return None
+        switches[detector] = value
+        what = "makes no rule and adds no evidence" if value == "off" else "makes rules again"
+        return Change(f"Turn detector {detector} {value}", body=f"In this scope the {detector} detector {what}.")
+
+    return apply
 
 
 def match(items, detector: str, signature: str) -> dict | None:
@@ -85,19 +151,21 @@ def add_rule(text: str, detector: str, config: dict | None, signature: str = "")
     return apply
 
 
-def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | None = None, global_rule: dict | None = None):
+def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | None = None, global_rule: dict | None = None,
+             injected: bool = False):
     """Apply: record one detection/suppression of a rule (or create it with its first detection).
 
     `global_rule`: the rule lives on main but the session ran in the project of `branch`:
     the evidence lands in the project (its `global_evidence` cache), never in main."""
     if global_rule is not None:
-        return _global_evidence(home, kind, global_rule, branch)
+        return _global_evidence(home, kind, global_rule, branch, injected)
 
     def apply(state: State) -> Change | None:
         items = state["rules"]["items"]
         rule = next((r for r in items if r.get("id") == rule_id), None) if rule_id else None
-        if rule is None and create:
-            rule = match(items, create["detector"], create["signature"]) or new_rule(state, create["lesson"], create["detector"], create["signature"])
+        if rule is None and create and create.get("detector"):
+            rule = match(items, create["detector"], create["signature"]) or new_rule(
+                state, create["lesson"], create["detector"], create["signature"], trigger=create.get("trigger", ""))
             created = rule["detections"] == 0 and rule["suppressions"] == 0 and rule.get("source") == "detector"
         else:
             created = False
@@ -109,27 +177,61 @@ def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | No
         finally:
             repo.close()
         now = int(time.time())
-        entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", now, False)]
+        entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", now, injected)]
         rule.update(ledger.cache_fields(entries))
+        rule.pop("idle", None)  # it came near the rule: not idle
         rule.pop("confidence", None)  # derived from the ledger, never stored
         rule["updated_at"] = now_iso(now)
         verb = "Detected" if kind == "detect" else "Suppressed"
         what = f"New rule {rule['id']}" if created else f"{verb} rule {rule['id']}"
         from cogit.redact import clip  # redact, then cut: never a part of a secret in a subject
 
-        return Change(clip(f"{what}: {rule['text']}", 200, 0, ""), trailers={"Cogit-Rule": rule["id"]})
+        gone = _drop_episode(state, (create or {}).get("episode") or "")
+        body = "".join(f"The rule carries this episode's lesson; its learning {g['id']} goes (one item per episode): "
+                       f"{clip(g.get('text', ''), 200, 0, '')}\n" for g in gone)
+        trailers = {"Cogit-Rule": rule["id"]}
+        if gone:  # the walk's rule: a commit names every item it removes
+            trailers["Cogit-Pruned"] = " ".join(g["id"] for g in gone)
+        return Change(clip(f"{what}: {rule['text']}", 200, 0, ""), body=body, trailers=trailers)
 
     return apply
 
 
-def _global_evidence(home: Home, kind: str, rule: dict, branch: str):
+def _drop_episode(state: State, episode: str) -> list[dict]:
+    """The motor learning of the episode a rule now carries: one episode, one digest item."""
+    episode = episode.rstrip("…").strip()
+    if len(episode) < 20:
+        return []
+    items = state["learnings"]["items"]
+    gone = [x for x in items if str(x.get("text") or "").startswith(episode)]
+    items[:] = [x for x in items if x not in gone]
+    return gone
+
+
+def idle_update(ids: list[str]):
+    def apply(state: State) -> Change | None:
+        done = []
+        for rule in state["rules"]["items"]:
+            if rule.get("id") in ids:
+                rule["idle"] = int(rule.get("idle", 0) or 0) + 1
+                done.append(f"{rule['id']} ({rule['idle']})")
+        if not done:
+            return None
+        return Change(f"Shown, not relevant: {', '.join(done)}"[:200],
+                      body="The session was shown these rules and never came near what they are about: no evidence either way.",
+                      trailers={"Cogit-Item": " ".join(ids)})
+
+    return apply
+
+
+def _global_evidence(home: Home, kind: str, rule: dict, branch: str, injected: bool = False):
     def apply(state: State) -> Change | None:
         repo = git.open_repo(home.memory)
         try:
             entries = ledger.read(repo, branch).get(rule["id"], [])
         finally:
             repo.close()
-        entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", int(time.time()), False)]
+        entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", int(time.time()), injected)]
         state["rules"].setdefault("global_evidence", {})[rule["id"]] = ledger.cache_fields(entries)
         verb = "Detected" if kind == "detect" else "Suppressed"
         from cogit.redact import clip
@@ -187,16 +289,21 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
         branches = [branch] + ([git.MAIN] if branch != git.MAIN else [])
         from cogit.store.write import load_state
 
-        rules_of = {b: list((load_state(repo, git.head(repo, b)).get("rules") or {}).get("items") or []) for b in branches if git.head(repo, b)}
+        rules_docs = {b: (load_state(repo, git.head(repo, b)).get("rules") or {}) for b in branches if git.head(repo, b)}
+        rules_of = {b: list(doc.get("items") or []) for b, doc in rules_docs.items()}
     finally:
         repo.close()
     config = dict(config or {})
+    facts = project_facts(session_state.get("cwd"))
+    off = switched_off(rules_docs)
     shown = []
     for r in pending.get("receipts") or []:
         shown += [i for i in (r.get("shown") or []) if isinstance(i, str)]
     plan = []  # (kind, rule_id or None, global rule or None, create, key, injected, why)
     detected: set[str] = set()
-    for d in detectors.run(trace, config):
+    for d in detectors.run(trace, config, facts, off):
+        if any(buried(rules_docs.get(b), d.detector, d.signature) for b in branches):
+            continue  # removed by a person: no new rule, no evidence for anything
         where = next(((b, r) for b in branches for r in [match(rules_of.get(b), d.detector, d.signature)] if r), None)
         key = f"{d.detector}:{d.signature}"
         # Evidence lands in the scope where the session ran (`branch`), also for a global
@@ -204,21 +311,38 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
         if where:
             b, rule = where
             detected.add(rule["id"])
-            plan.append(("detect", rule["id"], rule if b != branch else None, None, key, rule["id"] in shown, d.evidence))
+            plan.append(("detect", rule["id"], rule if b != branch else None, {"episode": d.episode} if b == branch else None,
+                         key, rule["id"] in shown, d.evidence))
         else:
-            plan.append(("detect", None, None, {"detector": d.detector, "signature": d.signature, "lesson": d.lesson}, key, False, d.evidence))
+            plan.append(("detect", None, None, {"detector": d.detector, "signature": d.signature, "lesson": d.lesson,
+                                                "trigger": d.trigger, "episode": d.episode}, key, False, d.evidence))
     for b in branches:
         for rule in rules_of.get(b, []):
             rid = rule.get("id")
-            if rid in shown and rid not in detected and detectors.precondition(str(rule.get("detector")), trace, config):
-                plan.append(("suppress", rid, rule if b != branch else None, None, rid, True, "shown, the work was done, the pattern did not happen"))
+            if rid in shown and rid not in detected and rule.get("detector") not in off \
+                    and not any(buried(rules_docs.get(x), str(rule.get("detector")), str(rule.get("signature") or "")) for x in branches) and detectors.relevant(rule, trace, config, facts):
+                plan.append(("suppress", rid, rule if b != branch else None, None, rid, True,
+                             "shown, the session came near what the rule is about, the pattern did not happen"))
+    # Shown, but the session never came near what the rule is about: no evidence either way;
+    # the rule's `idle` count goes up (one commit per scope), and at learning.rule_idle_sessions
+    # it is dormant and leaves the digest (cogit/learn/rank.py).
+    suppressed = {p[1] for p in plan if p[0] == "suppress"}
+    idle = [rule.get("id") for b in branches if b == branch for rule in rules_of.get(b, [])
+            if rule.get("id") in shown and rule.get("id") not in detected and rule.get("id") not in suppressed]
     results = []
+    if idle:
+        fold_id = f"{pending['id']}:idle"
+        prov = prov_of(session_state, "rule.idle")
+        prov.extra = {"Cogit-Fold": fold_id}
+        result = transact(home, prov, idle_update(idle), branch=branch, skip_if=fold_committed(fold_id))
+        if result:
+            results.append(result)
     for kind, rid, global_rule, create, key, injected, why in plan:
         fold_id = f"{pending['id']}:rule:{key}"
         prov = prov_of(session_state, ledger.DETECT if kind == "detect" else ledger.SUPPRESS)
         prov.evidence = why
         prov.extra = {"Cogit-Injected": "yes" if injected else "no", "Cogit-Fold": fold_id}
-        result = transact(home, prov, evidence(home, kind, rid, branch, create, global_rule), branch=branch, skip_if=fold_committed(fold_id))
+        result = transact(home, prov, evidence(home, kind, rid, branch, create, global_rule, injected), branch=branch, skip_if=fold_committed(fold_id))
         if result:
             results.append(result)
     praised = set((pending.get("agg") or {}).get("evidence") or {})
@@ -233,6 +357,43 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
             if result:
                 results.append(result)
     return results
+
+
+def project_facts(cwd) -> dict:
+    """What the detectors may know of the session's project folder: whether it has tests
+    (a test folder or test files at its top). Only names are looked at, at most 500 of
+    them: the folder is the agent's, nothing in it is read, imported or run."""
+    from cogit.senses.call import is_test_file
+
+    facts = {"has_tests": False}
+    if not isinstance(cwd, str) or not cwd or not os.path.isabs(cwd):
+        return facts
+    facts["cwd"] = os.path.normpath(cwd)  # rule texts name paths relative to it
+    try:
+        with os.scandir(cwd) as entries:
+            for i, entry in enumerate(entries):
+                if i >= 500:
+                    break
+                name = entry.name
+                if name in ("tests", "test", "spec", "__tests__") and entry.is_dir(follow_symlinks=False):
+                    facts["has_tests"] = True
+                    break
+                if is_test_file(name):
+                    facts["has_tests"] = True
+                    break
+    except OSError:
+        pass
+    return facts
+
+
+def switched_off(rules_docs: dict) -> set:
+    """The detectors off for a session: DEFAULT_OFF, then main's `detectors` switches, then
+    the project's (`cogit rules off/on NAME [--project]`)."""
+    off = set(detectors.DEFAULT_OFF)
+    for b in [git.MAIN] + [b for b in rules_docs if b != git.MAIN]:
+        for name, value in ((rules_docs.get(b) or {}).get("detectors") or {}).items():
+            (off.add if value == "off" else off.discard)(name)
+    return off
 
 
 def senses_line(agg: dict, session_state: dict | None = None) -> str:
@@ -255,10 +416,22 @@ def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: P
     the rule; evidence is a ledger entry, so reverting it is removing the entry."""
     from cogit.errors import CogitError
 
+    created = _created_by(home, target, rule_id)
+
     def apply(state: State) -> Change:
         items = state["rules"]["items"]
         rule = next((r for r in items if r.get("id") == rule_id), None)
         scoped = state["rules"].get("global_evidence") or {}
+        if created and rule is not None:
+            # Reverting the commit that created a rule removes the rule (whatever evidence
+            # came later) and leaves a tombstone, so the detector does not create it again.
+            items.remove(rule)
+            bury(state, rule, "revert")
+            return Change(f'Revert "{summary}"'[:200],
+                          body=(f"This reverts commit {target}: rule {rule_id} is removed, and a tombstone on detector "
+                                f"{rule.get('detector')} and its signature keeps the same pattern from making it again "
+                                f"(`cogit rules lift {rule_id}` allows it)."),
+                          trailers={"Cogit-Reverts": target, "Cogit-Rule": rule_id, "Cogit-Item": rule_id})
         if rule is None and rule_id in scoped:  # a project's evidence of a global rule
             repo = git.open_repo(home.memory)
             try:
@@ -287,6 +460,22 @@ def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: P
     if result is None:
         raise CogitError(f"reverting {target[:10]} changes nothing", hint="It may have been reverted already (see `cogit rules show " + rule_id + "`).")
     return result
+
+
+def _created_by(home: Home, target: str, rule_id: str) -> bool:
+    """Whether commit `target` created rule `rule_id` (its parent had no such rule)."""
+    from cogit.store.write import load_state
+
+    repo = git.open_repo(home.memory)
+    try:
+        info = git.info(repo, target)
+        if not info.parents or "Cogit-Reverts" in info.message:
+            return False
+        before = (load_state(repo, info.parents[0]).get("rules") or {}).get("items") or []
+        after = (load_state(repo, target).get("rules") or {}).get("items") or []
+        return any(r.get("id") == rule_id for r in after) and not any(r.get("id") == rule_id for r in before)
+    finally:
+        repo.close()
 
 
 def _scopes(repo) -> list[str]:
@@ -347,8 +536,9 @@ def _row(rule: dict, entries: list, branch: str, now: float, config) -> dict:
         "text": rule.get("text"),
         "detector": rule.get("detector"),
         "signature": rule.get("signature") or "",
-        "confidence": ledger.confidence(len(entries), last, now, config),
+        "confidence": ledger.confidence(len(entries), last, now, config, sum(1 for e in det if e.injected)),
         "detections": len(det),
+        "misses": sum(1 for e in det if e.injected),
         "suppressions": len(sup),
         "last_detected": now_iso(det[-1].time) if det else None,
         "last_suppressed": now_iso(sup[-1].time) if sup else None,

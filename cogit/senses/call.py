@@ -125,19 +125,44 @@ def signature(error, cmd=None):
     return describe(error, cmd)[0]
 
 
+def values_of(err):
+    """The error as written, without where it happened: tokens naming a place (a path, a
+    `file.ts(11,7)` or `x.py:12` location, the number after "line") are dropped, the values
+    stay. The same type error moving down a file is one loop; "assert 0 == 3" then
+    "assert 2 == 3" after an edit is red-green progress (the learning loop and the
+    nociception run tell them apart by this)."""
+    out, skip = [], False
+    for tok in (err or "").split():
+        if skip:
+            skip = False
+            if tok.strip(",:").isdigit():
+                continue
+        low = tok.lower()
+        if "/" in tok or "\\" in tok or (("." in tok) and any(c in tok for c in "(:") and any(c.isdigit() for c in tok)):
+            continue
+        if low in ("line", "line:", "ln"):
+            skip = True
+            continue
+        out.append(tok)
+    return " ".join(out)
+
+
 def error_line(error):
     """The most telling line of an error, as written (for messages; signatures are normalized)."""
     return describe(error)[1]
 
 
-def describe(error, cmd=None):
-    """(signature, error line) of an error text, reading it once."""
+def describe(error, cmd=None, values=None):
+    """(signature, error line) of an error text, reading it once. `values`, a dict, gets
+    "vals": the picked lines as written without their locations (values_of)."""
     from . import scan
 
     picked, code = _picked(error)
     if picked:
         sig = normalize(" | ".join(line[:300] for line in picked))
         line = _one_line(scan.strip_pytest_e(picked[-1][:1000]), 160)
+        if values is not None:
+            values["vals"] = _one_line(values_of(" | ".join(scan.strip_pytest_e(x[:300]) for x in picked)), 200)
     else:
         sig = normalize("exit %s %s" % (code or "?", _one_line((cmd or "")[:1000], 120)))
         line = "exit code %s, no output" % code if code else "no output"
@@ -369,6 +394,27 @@ def response_size(tool, tool_response):
     return _approx_json_len(r, MAX_OUTPUT)
 
 
+def search_hits(r):
+    """How much a Grep/Glob found (files, or lines in content mode); None when unknown.
+
+    The learning loop tells a fruitless repeated search (nothing found, again) from a search
+    that finds things (progress, e.g. the leftovers of a rename shrinking)."""
+    if not isinstance(r, dict):
+        return None
+    for key in ("numFiles", "numLines", "numMatches"):
+        if isinstance(r.get(key), int) and not isinstance(r.get(key), bool) and r[key] > 0:
+            return r[key]
+    names = r.get("filenames")
+    if isinstance(names, list) and names:
+        return len(names)
+    content = _s(r.get("content"))
+    if content.strip():
+        return content.count("\n") + 1
+    if "filenames" in r or "numFiles" in r or "content" in r:
+        return 0
+    return None
+
+
 def _approx_json_len(value, limit):
     """len(json.dumps(value)) of a small value; of a big one an estimate from its first
     bounds.ITEMS values, stopping at limit (dumping 4 MB would cost what parsing it did)."""
@@ -577,7 +623,7 @@ def make_call(tool_name, tool_input, tool_response, error, duration_ms, now, cwd
         err = error if isinstance(error, str) else str(error)
         call["ok"] = False
         # Redacted, then cut (signatures, rules and messages quote it): never a part of a secret.
-        call["sig"], call["err"] = describe(_redacted(err, bounds.ERROR_HEAD, bounds.ERROR_TAIL), cmd)
+        call["sig"], call["err"] = describe(_redacted(err, bounds.ERROR_HEAD, bounds.ERROR_TAIL), cmd, call)
         out = min(len(err), 10000)
     else:
         sig = _failure_in_response(tool, tool_response)
@@ -602,6 +648,8 @@ def make_call(tool_name, tool_input, tool_response, error, duration_ms, now, cwd
             call["change"] = change
     if tool == "Read" and (ti.get("offset") or ti.get("limit")):
         call["part"] = "%s:%s" % (ti.get("offset") or 0, ti.get("limit") or "")
+    if kind == "search":
+        call["hits"] = search_hits(tool_response) if call["ok"] else 0
     if isinstance(tool_use_id, str) and tool_use_id:
         call["id"] = tool_use_id
     if isinstance(duration_ms, (int, float)) and not isinstance(duration_ms, bool):

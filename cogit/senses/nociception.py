@@ -22,7 +22,7 @@ falsify it, level 2 says to change strategy, level 3 says to ask the user.
 """
 
 from .base import cool, cooling, section
-from .call import program, similarity
+from .call import program, similarity, values_of
 from .text import clip, display, plural, tag
 
 MAX_FAILS = 12
@@ -66,10 +66,16 @@ def _brief(call, cwd=None):
 def _run(fails, threshold):
     latest = fails[-1]["sig"]
     n = 0
+    later = None
     for f in reversed(fails):
         if similarity(f["sig"], latest) < threshold:
             break
+        # An edit, then the same kind of error with other values ("assert 0 == 3", then
+        # "assert 2 == 3"): red-green TDD moving, not a loop. The run starts after it.
+        if later is not None and later.get("wrote") and later.get("vals") != f.get("vals"):
+            break
         n += 1
+        later = f
     return n
 
 
@@ -154,6 +160,10 @@ def sense(state, call, ncfg, icfg, cwd=None):
                 "sig": call.get("sig") or "error", "err": call.get("err") or call.get("sig") or "error",
                 "what": _what(call), "cmd": call.get("cmd"), "test": bool(call.get("is_test")),
                 "target": display(call.get("target") or "", cwd), "target_full": call.get("target") or ""}
+        fail["vals"] = call.get("vals") or values_of(fail["err"])
+        if ep.get("wrote"):
+            fail["wrote"] = True  # a successful write came between this failure and the one before
+        ep["wrote"] = False
         ep["fails"] = (ep["fails"] + [fail])[-MAX_FAILS:]
         ep["count"] += 1
         ep["ok"], ep["fixed"], ep["fix"], ep["between"] = 0, 0, None, []
@@ -179,6 +189,8 @@ def sense(state, call, ncfg, icfg, cwd=None):
     if not ep["count"]:
         return None, []
     ep["ok"] += 1
+    if call.get("kind") == "write":
+        ep["wrote"] = True
     if ep["fix"] is None:
         if _fixes(call, ep["fails"][-1]):
             ep["fix"] = {"tool": call.get("tool"), "cmd": call.get("cmd"), "target": display(call.get("target") or "", cwd)}

@@ -174,7 +174,10 @@ def fresh(scopes: list[tuple[str, dict]], config) -> dict:
         found.sort(key=lambda t: t[0], reverse=True)
         items += [{"id": str(i["id"]), "section": section, "text": " ".join(str(i.get("text", "")).split()),
                    "line": _line(section, i, config)} for _, section, i in found[:FRESH]]
-    return {"fresh": items, "ids": ids}
+    # The focus a session works under: a change of it is news for a running session (issue 22).
+    focus = next((" ".join(str((st.get("focus") or {}).get("current") or "").split()) for _, st in scopes
+                  if (st.get("focus") or {}).get("current")), "")
+    return {"fresh": items, "ids": ids, "focus": focus[:300]}
 
 
 def hook_settings(config) -> dict:

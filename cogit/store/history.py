@@ -332,11 +332,15 @@ def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN):
             raise CogitError(f"commit {target[:10]} changed no items; nothing to revert",
                              hint="Pick a commit from `cogit log` that added, changed or removed items.")
         keys = {(c.section, c.key) for c in changes}
+        # Items whose use counts this commit itself changed: later uses do block those.
+        use_keys = {(c.section, c.key) for c in changes if c.op == "~" and any(f in USE_FIELDS for f, _, _ in c.fields if f != "updated_at")}
         field_keys = {(c.section, f) for c in changes if c.section not in ITEM_SECTIONS for f, _, _ in c.fields}
         reachable = False
         for later in repo.get_walker(include=[head.encode()], exclude=[target.encode()]):
             lsha = later.commit.id.decode()
             for lc in commit_changes(repo, lsha):
+                if _only_use(lc) and (lc.section, lc.key) not in use_keys:
+                    continue  # use counts are evidence, not edits: they never block a revert
                 clash = (lc.section, lc.key) in keys if lc.section in ITEM_SECTIONS else any(
                     (lc.section, f) in field_keys for f, _, _ in lc.fields
                 )
@@ -346,7 +350,9 @@ def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN):
                     raise Conflict(
                         f"cannot revert {target[:10]}: the later commit {lsha[:10]} "
                         f"({_entry(git.info(repo, lsha)).summary}) changed {what} too",
-                        hint=f"Revert {lsha[:10]} first, or change the item by hand (`cogit edit`).",
+                        hint=(f"Revert {lsha[:10]} first, change the item by hand (`cogit edit`), "
+                              f"or remove it with `cogit forget {lc.key}`" if lc.section in ITEM_SECTIONS else
+                              f"Revert {lsha[:10]} first, or change the item by hand (`cogit edit`)") + ".",
                     )
         for sha in git.walk(repo, head):
             if sha.sha == target:
@@ -366,6 +372,15 @@ def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN):
 
     prov.event = "revert"
     return transact(home, prov, apply, branch=branch)
+
+
+# Fields that sessions change as evidence (a heuristic used, a rule's ledger cache), not edits.
+USE_FIELDS = frozenset(("use_count", "last_used", "updated_at", "evidence", "detections", "suppressions",
+                        "last_detected", "last_suppressed", "idle"))
+
+
+def _only_use(c: ItemChange) -> bool:
+    return c.section in ("heuristics", "rules") and c.op == "~" and bool(c.fields) and all(f in USE_FIELDS for f, _, _ in c.fields)
 
 
 def _proposals_added(repo, sha: str, parent: str) -> list[dict]:

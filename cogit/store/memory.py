@@ -110,7 +110,14 @@ def forget(item_id: str, tombstone: bool = False):
             from cogit.learn.inbox import bury
 
             bury(state, section, item.get("text", ""), "forgotten", item_id)
-        return Change(f"Forget {section[:-1]} {item_id}: {item.get('text', '')}", trailers={"Cogit-Item": item_id})
+        body = ""
+        if tombstone and section == "rules":  # the detector must not recreate it (issue 22)
+            from cogit.learn.rules import bury as bury_rule
+
+            if bury_rule(state, item, "forget"):
+                body = (f"Tombstone on detector {item.get('detector')} and its signature: the same pattern makes no new rule "
+                        f"(`cogit rules tombstones`; `cogit rules lift {item_id}` to allow it again).")
+        return Change(f"Forget {section[:-1]} {item_id}: {item.get('text', '')}", body=body, trailers={"Cogit-Item": item_id})
 
     return apply
 

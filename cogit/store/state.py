@@ -106,10 +106,12 @@ def _prune_order(section: str):
     return _sort_key_oldest
 
 
-def apply_caps(state: dict, config: Any) -> list[tuple[str, dict]]:
+def apply_caps(state: dict, config: Any, protect=frozenset()) -> list[tuple[str, dict]]:
     """Enforce the caps in place; return what was pruned as (section, plain item).
 
-    Pruned items stay in history: the commit that prunes them names them.
+    Pruned items stay in history: the commit that prunes them names them. Items whose id is
+    in `protect` (the ones the change being committed adds) go last: the lowest-scored of
+    the others is pruned for them.
     """
     limits = caps(config)
     pruned: list[tuple[str, dict]] = []
@@ -119,7 +121,7 @@ def apply_caps(state: dict, config: Any) -> list[tuple[str, dict]]:
         if not items or limit is None or len(items) <= limit:
             continue
         key = _prune_order(section)
-        order = [item for _, item in sorted(enumerate(items), key=lambda p: (*key(p[1]), p[0]))]
+        order = [item for _, item in sorted(enumerate(items), key=lambda p: (p[1].get("id") in protect, *key(p[1]), p[0]))]
         doomed = {id(i) for i in order[: len(items) - limit]}
         pruned += [(section, yamlio.plain(i)) for i in items if id(i) in doomed]
         items[:] = [i for i in items if id(i) not in doomed]

@@ -27,7 +27,7 @@ from cogit.store.scrub import allowlist, clean_tree, redact_raw
 from cogit.store import repo as git
 from cogit.store import loader, schema, yamlio
 from cogit.store.provenance import COMMITTER, Provenance, message
-from cogit.store.state import (STATE_FILES, SINGULAR, apply_caps, default_doc, filename, now_iso, section_of_file,
+from cogit.store.state import (ITEM_SECTIONS, STATE_FILES, SINGULAR, apply_caps, default_doc, filename, now_iso, section_of_file,
                                shrink_to_fit, stamp_changes, template_text)
 from cogit.store.schema import SECTIONS, short_message
 
@@ -108,7 +108,11 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
     if change is None:
         return None
     # Settings rule from main: a project's config.yaml is there only for uniformity.
-    pruned = apply_caps(state, state.get("config") if branch == git.MAIN else main_config(repo))
+    # The items this change adds are never what its own cap prunes (issue 22: a new item at
+    # the cap was dropped in silence and the command said it was "already in memory").
+    new_ids = {i.get("id") for sec in ITEM_SECTIONS for i in (state[sec].get("items") or []) if isinstance(i, dict)} - {
+        i.get("id") for sec in ITEM_SECTIONS for i in ((before.get(sec) or {}).get("items") or []) if isinstance(i, dict)}
+    pruned = apply_caps(state, state.get("config") if branch == git.MAIN else main_config(repo), protect=new_ids)
     # Every change of an item carries its time, whatever made it (a command, a hand
     # edit, a revert); a merge keeps the latest of both sides' times (see merge.py).
     stamp = None if extra_parents else now_iso()
@@ -188,7 +192,7 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
             setattr(prov, attr, redact(getattr(prov, attr), allow)[0])
     prov.extra = {redact(k, allow)[0]: redact(str(v), allow)[0] for k, v in prov.extra.items()}
     if pruned:
-        prov.extra["Cogit-Pruned"] = " ".join(sorted({i.get("id", "?") for _, i in pruned}))
+        prov.extra["Cogit-Pruned"] = " ".join(sorted({i.get("id", "?") for _, i in pruned} | set(prov.extra.get("Cogit-Pruned", "").split())))
     if expected is None and branch != git.MAIN:
         # A new project branch starts as a root commit of the templates (see scopes.py).
         expected = create_root(repo, branch, prov.project, prov)

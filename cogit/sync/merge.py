@@ -86,12 +86,13 @@ _ITEM_FIELDS: dict[str, dict[str, str]] = {
         "suppressions": COUNTER,
         "last_detected": LATEST,
         "last_suppressed": LATEST,
+        "misses": COUNTER,
     },
     # reflections.yaml's review inbox and tombstones (cogit/learn/inbox.py), merged by id like items.
     "reflections.tombstones": {"dropped": COUNTER, "last_dropped_at": LATEST},
 }
 # Lists of id'd entries beside `items` in a section: merged entry by entry, never as one value.
-_EXTRA_LISTS = {"reflections": ("proposals", "tombstones")}
+_EXTRA_LISTS = {"reflections": ("proposals", "tombstones"), "rules": ("tombstones",)}
 
 # Policies of document-level fields of the non-list sections.
 _DOC_FIELDS: dict[str, dict[str, str]] = {
@@ -429,6 +430,10 @@ def _merge_doc(section: str, base: dict, ours: dict, theirs: dict, conflicts: li
 
             special["global_evidence"] = lambda b, o, t: _merge_keyed_map("global_evidence", b, o, t, merge_evidence)
             kinds["global_evidence"] = dict
+            # Detector switches (`cogit rules off/on`): one entry per detector, never the whole map.
+            special["detectors"] = lambda b, o, t: _merge_keyed_map(
+                "detectors", b, o, t, lambda name, bb, oo, tt: _merge_plain(f"detectors.{name}", bb, oo, tt, ctx, conflicts))
+            kinds["detectors"] = dict
         for extra in _EXTRA_LISTS.get(section, ()):
             special[extra] = lambda b, o, t, extra=extra: _merge_items(
                 section, b if isinstance(b, list) else [], o, t, conflicts, extra

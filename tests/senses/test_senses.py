@@ -183,6 +183,23 @@ def test_different_errors_are_exploring():
     assert all(s.fail("cmd%d" % i, e) == (None, []) for i, e in enumerate(errs))
 
 
+def test_red_green_tdd_is_progress_not_a_loop():
+    """Issue 22: an edit, then the same kind of failure with other values, is TDD moving."""
+    s = Session()
+    out = []
+    for i, value in enumerate((0, 1, 2, 4)):
+        out.append(senses.fired(s.fail("pytest -q tests/test_calc.py", "E       assert %d == 3\ntests/test_calc.py:4: AssertionError" % value)[0]))
+        s.edit("/w/src/calc.py", "v%d" % i, "v%d" % (i + 1))
+    assert out == [[], [], [], []] and s.state["noci"]["run"] == 1
+    # The same value again after an edit is the loop (and a moving location does not hide it).
+    s = Session()
+    out = []
+    for i in range(3):
+        out.append(senses.fired(s.fail("npm run build", "src/index.ts(%d,7): error TS2322: Type 'string' is not assignable" % (10 + i))[0]))
+        s.edit("/w/src/index.ts", "v%d" % i, "v%d" % (i + 1))
+    assert out == [[], ["nociception"], ["interrupt"]]
+
+
 def test_an_unresolved_episode_is_forgotten_without_a_learning():
     s = Session()
     for _ in range(3):
