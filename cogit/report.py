@@ -109,7 +109,7 @@ def _scopes(repo, project: Scope | None) -> list[tuple[str, str]]:
 def build(home: Home, *, since: str | None = None, project: Scope | None = None,
           max_commits: int = MAX_COMMITS, now: float | None = None) -> dict:
     """Everything the page shows, as plain JSON-able data."""
-    from cogit.learn import ledger
+    from cogit.domain import ledger
     from cogit.learn.rules import _row as rule_row
     from cogit.learn.rules import entries_of
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from cogit.learn import ledger
+from cogit.domain import ledger
 
 ERR = "Exit code 1\nModuleNotFoundError: No module named 'widgets'"
 
@@ -197,7 +197,7 @@ def test_a_global_rule_earns_its_evidence_in_the_project_where_the_session_ran(i
 
 
 def test_rules_below_the_floor_leave_the_digest_but_not_memory():
-    from cogit.learn import rank
+    from cogit.domain import rank
 
     old = {"id": "ru-0001", "text": "old", "detector": "error_loop", "detections": 1, "suppressions": 0,
            "last_detected": "2020-01-01T00:00:00Z", "created_at": "2020-01-01T00:00:00Z"}

@@ -7,7 +7,7 @@ import sys
 import time
 
 from cogit.learn.inbox import add_proposals, normalize
-from cogit.learn.ledger import Evidence
+from cogit.domain.ledger import Evidence
 from cogit.learn.reflect import builtin_answer, parse_answer
 from cogit.sync.merge import merge_states
 from cogit.store.state import now_iso

@@ -157,7 +157,7 @@ def detector_of(pattern: str, config) -> tuple[str, str]:
 
 
 def apply(home, parsed: Parsed, report: Report, branch: str):
-    from cogit.learn import ledger
+    from cogit.domain import ledger
     from cogit.learn.rules import new_rule
     from cogit.store import repo as git
     from cogit.store.state import now_iso

@@ -333,7 +333,7 @@ def apply(home, parsed: Parsed, report: Report, branch: str):
 
 def _apply_focus(state, focus: dict, allow, now: str, report: Report) -> None:
     from cogit.imports import iso as to_iso
-    from cogit.learn.ledger import parse_time as ledger_time
+    from cogit.domain.ledger import parse_time as ledger_time
 
     doc = state["focus"]
     if (doc.get("current") == stored_form(focus["current"], allow)
@@ -351,7 +351,7 @@ def _apply_focus(state, focus: dict, allow, now: str, report: Report) -> None:
 
 
 def _merge_heuristic(old: dict, e: Entry, now: str) -> bool:
-    from cogit.learn.ledger import parse_time as ledger_time
+    from cogit.domain.ledger import parse_time as ledger_time
 
     changed = False
     if e.use_count > int(old.get("use_count") or 0):
@@ -366,7 +366,7 @@ def _merge_heuristic(old: dict, e: Entry, now: str) -> bool:
 
 
 def _apply_engagement(home, state, eng: dict, branch: str) -> bool:
-    from cogit.learn.ledger import parse_time as ledger_time
+    from cogit.domain.ledger import parse_time as ledger_time
 
     doc = state["engagement"]
     prev_m, prev_t = _previous_engagement(home, branch)

@@ -226,7 +226,8 @@ def _bullets(lines: list[str], empty: str = "(none)") -> str:
 
 
 def build_prompt(state: dict, sessions: list[str], config=None) -> str:
-    from cogit.learn import detectors, rank
+    from cogit.learn import detectors
+    from cogit.domain import rank
 
     focus = state.get("focus") or {}
     focus_text = " ".join(str(focus.get("current") or "(none)").split())
@@ -496,7 +497,7 @@ def builtin_answer(state: dict, past_tools: dict | None, rule_evidence: dict, no
     - a rule whose pattern happened 2+ times in sessions that were shown it;
     - a heuristic never used 14+ days after it was added.
     """
-    from cogit.learn.ledger import DAY, parse_time
+    from cogit.domain.ledger import DAY, parse_time
 
     now = time.time() if now is None else now
     insights, patterns, questions, heuristics, learnings = [], [], [], [], []
@@ -547,7 +548,7 @@ def builtin_answer(state: dict, past_tools: dict | None, rule_evidence: dict, no
 def gather(home: Home, branch: str = git.MAIN) -> dict:
     """What a reflection reads: the state, recent sessions, the tools of TREND_SESSIONS
     sessions ago, the rule ledger."""
-    from cogit.learn import ledger
+    from cogit.domain import ledger
     from cogit.store import yamlio
     from cogit.store.memory import open_existing
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 import os
 import time
 
-from cogit.learn import detectors, ledger
+from cogit.learn import detectors
+from cogit.domain import ledger
 from cogit.learn.record import TRACE, read_trace
 from cogit.paths import Home
 from cogit.store import repo as git

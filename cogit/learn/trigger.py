@@ -39,7 +39,7 @@ def _marker(home: Home) -> dict:
 
 def due(home: Home, state: dict, now: float | None = None) -> tuple[bool, str]:
     """(due, why) from main's state and the marker."""
-    from cogit.learn.ledger import parse_time
+    from cogit.domain.ledger import parse_time
 
     now = time.time() if now is None else now
     s = engine.settings(state.get("config"))

@@ -37,7 +37,7 @@ def _items(state, section):
 
 def _ranked(state, config=None) -> dict[str, list[dict]]:
     """Each section by its documented score (cogit/learn/rank.py), never by file order."""
-    from cogit.learn import rank
+    from cogit.domain import rank
 
     out = {s: rank.ranked(s, _items(state, s), config=config) for s in ("heuristics", "learnings", "avoidances", "rules")}
     # Reflections' insights and patterns (not their open questions), newest first like learnings.
@@ -55,7 +55,7 @@ def _line(section: str, item: dict, config=None) -> str:
     if section == "rules":
         import time
 
-        from cogit.learn import ledger
+        from cogit.domain import ledger
 
         c = ledger.of_item(item, time.time(), config)
         return f"• {text} [{item['id']}] (confidence {c:.0%})"
@@ -105,7 +105,7 @@ def compile_text(scopes: list[tuple[str, dict]], config) -> dict:
     ranked = [{s: [dict(i, _scope=name) for i in items] for s, items in _ranked(state, config).items()}
               for name, state in reversed(scopes)]  # the project first
     merged = {section: _interleave([r[section] for r in ranked]) for section in HEADINGS}
-    from cogit.learn import rank  # the rotating slot: every item gets its turn within the floor
+    from cogit.domain import rank  # the rotating slot: every item gets its turn within the floor
 
     turn = sum(int(((s.get("tools") or {}).get("sessions")) or 0) for _, s in scopes)
     merged = {section: rank.rotate(items, int(per.get(section, 5)), turn) for section, items in merged.items()}
@@ -183,7 +183,7 @@ def cache_path(home: Home, branch: str) -> Path:
 def _with_scope_evidence(repo, main_state: dict, known: dict) -> dict:
     """main's state whose global rules also count their evidence from project scopes
     (cogit/learn/ledger.py `combine`): what a rule earned in a project keeps it shown."""
-    from cogit.learn import ledger
+    from cogit.domain import ledger
     from cogit.store import loader
     from cogit.store.state import filename
 

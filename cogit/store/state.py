@@ -100,7 +100,7 @@ def _sort_key_oldest(item) -> tuple:
 def _prune_order(section: str):
     """Which item goes first when a section is over its cap (earliest in the sorted list)."""
     if section in ("heuristics", "rules"):
-        from cogit.learn.rank import prune_key  # lowest score first, never the best-proven
+        from cogit.domain.rank import prune_key  # lowest score first, never the best-proven
 
         return prune_key(section)
     return _sort_key_oldest
