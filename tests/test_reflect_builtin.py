@@ -10,7 +10,7 @@ from cogit.learn.inbox import add_proposals, normalize
 from cogit.domain.ledger import Evidence
 from cogit.learn.reflect import builtin_answer, parse_answer
 from cogit.sync.merge import merge_states
-from cogit.store.state import now_iso
+from cogit.domain.times import now_iso
 
 OLD = "2026-01-01T00:00:00Z"
 

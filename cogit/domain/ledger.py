@@ -185,7 +185,7 @@ _LINE = None
 
 def ledger_line(ev: Evidence) -> str:
     """One imported entry as a line of the import commit's body."""
-    from cogit.store.state import now_iso
+    from cogit.domain.times import now_iso
 
     return f"{ev.rule} {ev.kind} {now_iso(ev.time)} {ev.session} {ev.key}"
 
@@ -211,7 +211,7 @@ def imported_entries(body: str, sha: str, summary: str = "") -> list[Evidence]:
 
 def cache_fields(entries: list[Evidence]) -> dict:
     """The rules.yaml cache of a ledger."""
-    from cogit.store.state import now_iso
+    from cogit.domain.times import now_iso
 
     det = [e for e in entries if e.kind == "detect"]
     sup = [e for e in entries if e.kind == "suppress"]

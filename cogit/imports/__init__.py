@@ -172,7 +172,7 @@ def parse_time(value) -> tuple[float | None, str | None]:
 
 
 def iso(t: float) -> str:
-    from cogit.store.state import now_iso
+    from cogit.domain.times import now_iso
 
     return now_iso(t)
 

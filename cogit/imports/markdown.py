@@ -249,7 +249,8 @@ def _frontmatter(lines: list[str | None]) -> tuple[dict[str, str], int]:
 
 
 def apply(home, parsed: Parsed, report: Report, branch: str):
-    from cogit.store.state import new_id, now_iso
+    from cogit.store.state import new_id
+    from cogit.domain.times import now_iso
     from cogit.store.write import Change
 
     def fn(state):

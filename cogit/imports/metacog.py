@@ -160,7 +160,7 @@ def apply(home, parsed: Parsed, report: Report, branch: str):
     from cogit.domain import ledger
     from cogit.learn.rules import new_rule
     from cogit.store import repo as git
-    from cogit.store.state import now_iso
+    from cogit.domain.times import now_iso
     from cogit.store.write import Change, main_config
 
     def fn(state):

@@ -282,7 +282,8 @@ def _previous_engagement(home, branch: str) -> tuple[int, int]:
 
 def apply(home, parsed: Parsed, report: Report, branch: str):
     from cogit.store import repo as git
-    from cogit.store.state import new_id, now_iso
+    from cogit.store.state import new_id
+    from cogit.domain.times import now_iso
 
     def fn(state):
         report.start_apply()

@@ -20,7 +20,8 @@ from cogit.runtime import Session, empty_agg, fold_prefix, list_sessions
 from cogit.store import repo as git
 from cogit.store.memory import add_item
 from cogit.store.provenance import Provenance
-from cogit.store.state import find, now_iso
+from cogit.store.state import find
+from cogit.domain.times import now_iso
 from cogit.redact import redact
 from cogit.store.scrub import allowlist
 from cogit.store.write import Change, State, transact

@@ -19,7 +19,8 @@ import secrets
 
 from cogit.errors import ItemNotFound, UsageError
 from cogit.store import repo as git
-from cogit.store.state import new_id, now_iso
+from cogit.store.state import new_id
+from cogit.domain.times import now_iso
 from cogit.store.write import Change, State, transact
 
 PROPOSAL_SECTIONS = ("heuristics", "learnings", "avoidances", "rules", "focus")

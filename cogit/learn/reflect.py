@@ -35,7 +35,8 @@ from cogit.errors import CogitError, UsageError
 from cogit.paths import Home
 from cogit.store import repo as git
 from cogit.store.provenance import Provenance, parse
-from cogit.store.state import new_id, now_iso
+from cogit.store.state import new_id
+from cogit.domain.times import now_iso
 from cogit.store.write import Change, State, load_state, transact
 
 MAX_ANSWER_BYTES = 256 * 1024  # read at most this much of an answer; more is refused before parsing

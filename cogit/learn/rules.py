@@ -32,7 +32,8 @@ from cogit.learn.record import TRACE, read_trace
 from cogit.paths import Home
 from cogit.store import repo as git
 from cogit.store.provenance import Provenance
-from cogit.store.state import new_id, now_iso
+from cogit.store.state import new_id
+from cogit.domain.times import now_iso
 from cogit.store.write import Change, State, main_config, transact
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 
-from cogit.store.state import SINGULAR, now_iso
+from cogit.store.state import SINGULAR
+from cogit.domain.times import now_iso
 
 THRESHOLD = 0.8
 _WORD = re.compile(r"\w+")

@@ -17,7 +17,8 @@ from cogit.store.history_index import Entry, parse_since  # noqa: F401 - re-expo
 from cogit.store.memory import open_existing
 from cogit.store.provenance import Provenance, parse
 from cogit.store import canonical_reader, loader
-from cogit.store.state import ITEM_SECTIONS, default_doc, now_iso, section_of_file
+from cogit.store.state import ITEM_SECTIONS, default_doc, section_of_file
+from cogit.domain.times import now_iso
 from cogit.store.write import Change, State, load_state, transact
 
 

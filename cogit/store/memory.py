@@ -13,7 +13,8 @@ from cogit.store import repo as git
 from cogit.store import yamlio
 from cogit.store.provenance import Provenance, message
 from cogit.store.schema import SECTIONS
-from cogit.store.state import CATEGORIES, STATE_FILES, filename, find, new_id, now_iso, template_text  # noqa: F401
+from cogit.store.state import CATEGORIES, STATE_FILES, filename, find, new_id, template_text  # noqa: F401
+from cogit.domain.times import now_iso  # noqa: F401
 from cogit.store.write import Change, State, load_state, transact
 
 

@@ -24,7 +24,8 @@ from cogit.store import repo as git
 from cogit.store import yamlio
 from cogit.store.provenance import Provenance
 from cogit.store.snapshot import project_name  # noqa: F401  (the rule lives where the write path reaches it)
-from cogit.store.state import ITEM_SECTIONS, SINGULAR, find, new_id, now_iso
+from cogit.store.state import ITEM_SECTIONS, SINGULAR, find, new_id
+from cogit.domain.times import now_iso
 from cogit.store.write import Change, State, commit_locked, create_root, load_state, main_config, memory_lock  # noqa: F401
 
 PREFIX = "project/"

@@ -8,7 +8,6 @@ everything here works on both, since both are dicts and lists.
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from cogit.errors import ItemNotFound
@@ -42,10 +41,6 @@ def section_of_file(name: str) -> str | None:
     if name.endswith(".yaml") and name[:-5] in SECTIONS:
         return name[:-5]
     return None
-
-
-def now_iso(t: float | None = None) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if t is None else t))
 
 
 def template_text(section: str) -> str:

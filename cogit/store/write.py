@@ -27,8 +27,9 @@ from cogit.store.scrub import allowlist, redact_raw
 from cogit.store import repo as git
 from cogit.store import loader, schema, yamlio
 from cogit.store.provenance import COMMITTER, Provenance, message
-from cogit.store.state import (STATE_FILES, SINGULAR, apply_caps, default_doc, filename, now_iso, section_of_file,
+from cogit.store.state import (STATE_FILES, SINGULAR, apply_caps, default_doc, filename, section_of_file,
                                shrink_to_fit, stamp_changes, template_text)
+from cogit.domain.times import now_iso
 from cogit.store.schema import SECTIONS, short_message
 
 
