@@ -158,6 +158,7 @@ def detector_of(pattern: str, config) -> tuple[str, str]:
 
 def apply(home, parsed: Parsed, report: Report, branch: str):
     from cogit.domain import ledger
+    from cogit.learn import ledger_history
     from cogit.learn.rules import new_rule
     from cogit.store import repo as git
     from cogit.domain.times import now_iso
@@ -167,7 +168,7 @@ def apply(home, parsed: Parsed, report: Report, branch: str):
         report.start_apply()
         repo = git.open_repo(home.memory)
         try:
-            book = ledger.read(repo, branch)
+            book = ledger_history.read(repo, branch)
             config = state.get("config") if branch == git.MAIN else main_config(repo)
         finally:
             repo.close()

@@ -549,7 +549,7 @@ def builtin_answer(state: dict, past_tools: dict | None, rule_evidence: dict, no
 def gather(home: Home, branch: str = git.MAIN) -> dict:
     """What a reflection reads: the state, recent sessions, the tools of TREND_SESSIONS
     sessions ago, the rule ledger."""
-    from cogit.domain import ledger
+    from cogit.learn import ledger_history
     from cogit.store import yamlio
     from cogit.store.memory import open_existing
 
@@ -577,7 +577,7 @@ def gather(home: Home, branch: str = git.MAIN) -> dict:
             pivot = session_shas[min(TREND_SESSIONS, len(session_shas)) - 1]
             if pivot.parents:
                 past_tools = yamlio.plain(dict(load_state(repo, pivot.parents[0]))).get("tools")
-        evidence = ledger.read(repo, branch)
+        evidence = ledger_history.read(repo, branch)
         return {"state": state, "config": main_state.get("config"), "sessions": sessions,
                 "past_tools": past_tools, "evidence": evidence, "tools_state": main_state}
     finally:

@@ -28,6 +28,7 @@ import time
 
 from cogit.learn import detectors
 from cogit.domain import ledger
+from cogit.learn import ledger_history
 from cogit.learn.record import TRACE, read_trace
 from cogit.paths import Home
 from cogit.store import repo as git
@@ -107,7 +108,7 @@ def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | No
             return None  # forgotten since it was shown
         repo = git.open_repo(home.memory)
         try:
-            entries = ledger.read(repo, branch).get(rule["id"], [])
+            entries = ledger_history.read(repo, branch).get(rule["id"], [])
         finally:
             repo.close()
         now = int(time.time())
@@ -126,7 +127,7 @@ def _global_evidence(home: Home, kind: str, rule: dict, branch: str):
     def apply(state: State) -> Change | None:
         repo = git.open_repo(home.memory)
         try:
-            entries = ledger.read(repo, branch).get(rule["id"], [])
+            entries = ledger_history.read(repo, branch).get(rule["id"], [])
         finally:
             repo.close()
         entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", int(time.time()), False)]
@@ -260,7 +261,7 @@ def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: P
         if rule is None and rule_id in scoped:  # a project's evidence of a global rule
             repo = git.open_repo(home.memory)
             try:
-                entries = ledger.read(repo, branch, also_reverted=target).get(rule_id, [])
+                entries = ledger_history.read(repo, branch, also_reverted=target).get(rule_id, [])
             finally:
                 repo.close()
             scoped[rule_id] = ledger.cache_fields(entries)  # kept at zero: a revert of this revert counts it again
@@ -271,7 +272,7 @@ def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: P
                              hint=f"Bring the rule back first (`cogit log --item {rule_id}`, then `cogit revert` of the commit that removed it).")
         repo = git.open_repo(home.memory)
         try:
-            entries = ledger.read(repo, branch, also_reverted=target).get(rule_id, [])
+            entries = ledger_history.read(repo, branch, also_reverted=target).get(rule_id, [])
         finally:
             repo.close()
         rule.update(ledger.cache_fields(entries))
@@ -296,7 +297,7 @@ def entries_of(repo, rule_id: str, branch: str, books: dict) -> list:
     recorded of it (each piece of evidence is in exactly one scope), oldest first."""
     def book(b):
         if b not in books:
-            books[b] = ledger.read(repo, b)
+            books[b] = ledger_history.read(repo, b)
         return books[b]
 
     entries = [_labelled(e, branch) for e in book(branch).get(rule_id, [])]
