@@ -379,7 +379,7 @@ def _proposals_added(repo, sha: str, parent: str) -> list[dict]:
 def _bury_reverted(state: State, changes: list[ItemChange], proposed: list[dict]) -> None:
     """A reverted proposal leaves a tombstone: items from a reflection that the revert
     removes, and the commit's proposals still waiting for review (which go too)."""
-    from cogit.learn.inbox import bury
+    from cogit.domain.tombstones import bury
 
     for c in changes:
         if c.op == "+" and c.section in ITEM_SECTIONS and (c.new or {}).get("source") == "reflection":

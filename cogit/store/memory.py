@@ -105,7 +105,7 @@ def forget(item_id: str, tombstone: bool = False):
         section, index, item = find(state, item_id)
         del state[section]["items"][index]
         if tombstone and item.get("source") == "reflection":
-            from cogit.learn.inbox import bury
+            from cogit.domain.tombstones import bury
 
             bury(state, section, item.get("text", ""), "forgotten", item_id)
         return Change(f"Forget {section[:-1]} {item_id}: {item.get('text', '')}", trailers={"Cogit-Item": item_id})
