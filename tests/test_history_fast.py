@@ -19,7 +19,7 @@ from cogit.store import history, memory, yamlio
 from cogit.store import repo as git
 from cogit.store.diff import diff_states
 from cogit.store.provenance import Provenance
-from cogit.store.status import count_commits
+from cogit.status import count_commits
 from cogit.store.write import Change, load_state, transact
 
 

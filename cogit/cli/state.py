@@ -64,7 +64,7 @@ def status(obj, as_json: bool) -> None:
     info = snapshot.status_info(obj.home, os.getcwd())  # nothing changed since the last write or read: no store
     if info is None:
         from cogit.store import scoped
-        from cogit.store.status import status as get_status
+        from cogit.status import status as get_status
 
         info = get_status(obj.home)
         here = scoped.folder_project(obj.home, os.getcwd())  # in a project's folder: its memory too
