@@ -59,9 +59,10 @@ def init(obj) -> None:
 @click.pass_obj
 def status(obj, as_json: bool) -> None:
     """Where memory is, its head, item counts, hand edits waiting, the digest size."""
+    from cogit.doctor import attention
     from cogit.store import snapshot
 
-    info = snapshot.status_info(obj.home, os.getcwd())  # nothing changed since the last write or read: no store
+    info = snapshot.status_info(obj.home, os.getcwd(), attention)  # nothing changed since the last write or read: no store
     if info is None:
         from cogit.store import scoped
         from cogit.status import status as get_status

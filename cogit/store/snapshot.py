@@ -176,9 +176,10 @@ def _worktree_clean(home: Home, blobs: dict) -> bool:
     return True
 
 
-def status_info(home: Home, cwd: str) -> dict | None:
-    """`cogit status`'s dict (store.status.status plus its `project`), or None when a
-    snapshot cannot answer for all of it."""
+def status_info(home: Home, cwd: str, attention) -> dict | None:
+    """`cogit status`'s dict (cogit/status.py `status` plus its `project`), or None when a
+    snapshot cannot answer for all of it. `attention(home, hand_edits)` is cogit/doctor.py's
+    (passed in: the store sits below doctor)."""
     try:
         if any(os.scandir(os.path.join(home.top, "runtime", "sessions"))):
             return None  # records waiting are counted by store.status.unsaved_sessions (it imports learn.drain)
@@ -210,8 +211,6 @@ def status_info(home: Home, cwd: str) -> dict | None:
             info = {"chars": d["chars"], "tokens": d["tokens"], "cut": d["cut"], "budget": snap["budget"]}
         except Exception:  # noqa: BLE001 - the full path reads it again and says what is wrong
             return None
-    from cogit.doctor import attention
-
     out = {
         "home": home.top,  # = str(home.root): Home.resolve makes it absolute and normal
         "branch": branch,
