@@ -158,6 +158,7 @@ def why(obj, item_id: str, as_json: bool, project: str | None) -> None:
 @click.pass_obj
 def revert(obj, rev: str, project: str | None) -> None:
     """Undo exactly one commit's item changes, as a new commit (later changes stay)."""
+    from cogit.learn.rules import revert_evidence  # evidence is a ledger entry (cogit/domain/ledger.py)
     from cogit.store import history, scoped
     from cogit.store.provenance import Provenance
 
@@ -166,7 +167,8 @@ def revert(obj, rev: str, project: str | None) -> None:
         error = scoped.elsewhere_commit(obj.home, rev, scope, "revert")
         if error is not None:
             raise error
-    result = history.revert(obj.home, rev, Provenance(event="revert", source="cli", project=scope.name), branch=scope.branch)
+    result = history.revert(obj.home, rev, Provenance(event="revert", source="cli", project=scope.name), branch=scope.branch,
+                            revert_evidence=revert_evidence)
     if result is None:
         click.echo("Nothing to undo: memory already has that state; no commit made.")
     else:

@@ -308,11 +308,15 @@ def diff(home: Home, rev_a: str | None = None, rev_b: str | None = None, *, raw:
         repo.close()
 
 
-def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN):
+def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN, *, revert_evidence=None):
     """Undo exactly the item changes of commit `rev`, as a new commit.
 
     Later commits that changed other items are kept. If a later commit changed
     one of the same items, nothing is changed and Conflict names both commits.
+
+    A rule's evidence commit is a ledger entry, not an item change: it is handed to
+    `revert_evidence(home, target, summary, rule_id, prov, branch)` (the CLI passes
+    cogit/learn/rules.py's; learning sits above the store, so it is a parameter).
     """
     repo = open_existing(home)
     try:
@@ -320,8 +324,9 @@ def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN):
         info = git.info(repo, target)
         _, _, tr = parse(info.message)
         if tr.get("Cogit-Rule") and (tr.get("Cogit-Event") in ("rule.detect", "rule.suppress") or tr.get("Cogit-Reverts")):
-            from cogit.learn.rules import revert_evidence  # evidence is a ledger entry (cogit/learn/ledger.py)
-
+            if revert_evidence is None:
+                raise CogitError(f"commit {target[:10]} is evidence of rule {tr['Cogit-Rule']}, a ledger entry",
+                                 hint="Revert it with `cogit revert`, which rewrites the rule's ledger.")
             return revert_evidence(home, target, _entry(info).summary, tr["Cogit-Rule"], prov, branch)
         if not info.parents:
             raise CogitError("that is the commit that created memory; it cannot be reverted",
