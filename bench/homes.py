@@ -46,7 +46,8 @@ def build(root: Path, commits: int) -> dict:
     from cogit.store.provenance import Provenance, message
     from cogit.store.state import STATE_FILES, apply_caps, filename, stamp_changes
     from cogit.store.write import _serialize, describe_pruned, load_state, memory_lock
-    from cogit.store import yamlio, digest
+    from cogit.store import yamlio
+    from cogit.digest import assemble as digest
 
     started = time.perf_counter()
     home = Home(root)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from cogit.paths import Home
-from cogit.store import digest
+from cogit.digest import assemble as digest
 from cogit.store import repo as git
 from cogit.store import snapshot
 from cogit.store.memory import open_existing

@@ -289,7 +289,7 @@ def test_the_cap_prunes_the_lowest_score_not_the_most_praised(initialized):
 
 
 def test_the_digest_never_ranks_by_file_order():
-    from cogit.store.digest import compile_text
+    from cogit.digest.assemble import compile_text
 
     items = [{"id": f"h-{n:04x}", "text": f"heuristic {n}", "use_count": 0, "created_at": "2026-11-01T00:00:00Z",
               "updated_at": "2026-11-01T00:00:00Z", "source": "cli"} for n in range(4)]
@@ -300,7 +300,7 @@ def test_the_digest_never_ranks_by_file_order():
 
 
 def test_the_digest_shows_confidence_with_the_configured_decay():
-    from cogit.store.digest import compile_text
+    from cogit.digest.assemble import compile_text
 
     import time
 

@@ -234,7 +234,7 @@ def _scoped(prov: Provenance, scope: Scope) -> Provenance:
 
 def preview(home: Home, scope: Scope) -> dict:
     """A project's own state and the digest an agent in it gets (global plus project)."""
-    from cogit.store import digest
+    from cogit.digest import assemble as digest
     repo = _open(home)
     try:
         sha = git.head(repo, scope.branch)

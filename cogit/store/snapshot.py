@@ -256,7 +256,8 @@ def save(home: Home, repo, branch: str, head: str, *, commits: int | None = None
     when `head`'s only parent is the commit that snapshot was made from, else the count
     store/status.py kept for `head`, else none (`status` then counts on its full path).
     Never fails: a snapshot that cannot be written only costs the next read its speed."""
-    from cogit.store import digest, loader, yamlio
+    from cogit.digest import assemble as digest
+    from cogit.store import loader, yamlio
     from cogit.store import repo as git
 
     try:
