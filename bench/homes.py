@@ -47,7 +47,7 @@ def build(root: Path, commits: int) -> dict:
     from cogit.store.state import STATE_FILES, apply_caps, filename, stamp_changes
     from cogit.store.write import _serialize, describe_pruned, load_state, memory_lock
     from cogit.store import yamlio
-    from cogit.digest import assemble as digest
+    from cogit.store.cache import digest
 
     started = time.perf_counter()
     home = Home(root)

@@ -39,7 +39,7 @@ if __name__ == "__main__" and sys.path and Path(sys.path[0]).resolve() == Path(_
     sys.path.pop(0)  # this folder holds a sync.py: never let it shadow anything of the package
 
 from cogit.paths import Home  # noqa: E402
-from cogit.digest import assemble as digest  # noqa: E402
+from cogit.store.cache import digest  # noqa: E402
 from cogit.store import memory, schema, yamlio  # noqa: E402
 from cogit.store import repo as git  # noqa: E402
 from cogit.store.provenance import Provenance, message  # noqa: E402

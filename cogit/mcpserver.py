@@ -188,7 +188,7 @@ def tool_forget(view: View, item_id: str, session: str | None = None) -> dict:
 
 
 def digest_text(view: View) -> str:
-    from cogit.digest import assemble as digest
+    from cogit.store.cache import digest
 
     path = digest.cache_path(view.home, view.write_branch if view.project_branch and _exists(view, view.project_branch) else "main")
     try:

@@ -346,7 +346,7 @@ def _make_memory(home) -> None:
 
 
 def _stale_minutes(home) -> float:
-    from cogit.digest.assemble import cache_path
+    from cogit.store.cache.digest import cache_path
     import json as _json
 
     try:

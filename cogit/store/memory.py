@@ -37,7 +37,7 @@ def init(home: Home) -> tuple[bool, str]:
         sha = git.commit(repo, git.MAIN, files, message("Create memory", "", prov), prov.author_line(),
                          git.machine_committer(repo), None)
         git.sync_worktree(repo, home.memory, files, STATE_FILES)
-        from cogit.digest import assemble as digest
+        from cogit.store.cache import digest
 
         digest.refresh(home, repo, git.MAIN)
         return True, sha

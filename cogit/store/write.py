@@ -206,7 +206,7 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
     if checked_out:
         git.sync_worktree(repo, home.memory, files, STATE_FILES)
         git.clear_pending(home.memory)
-    from cogit.digest import assemble as digest
+    from cogit.store.cache import digest
 
     digest.refresh(home, repo, branch, {branch: state})
     from cogit.store import snapshot  # what the cold `show` / `status` read (checked against the head)

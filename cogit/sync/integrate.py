@@ -24,7 +24,7 @@ from typing import Callable
 
 from cogit.errors import Conflict
 from cogit.paths import Home
-from cogit.digest import assemble as digest
+from cogit.store.cache import digest
 from cogit.store import repo as git
 from cogit.store import yamlio
 from cogit.sync import incoming
