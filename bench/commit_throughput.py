@@ -27,9 +27,9 @@ from pathlib import Path
 
 from cogit.paths import Home
 from cogit.store import memory
-from cogit.store import repo as git
-from cogit.store.provenance import COMMITTER, Provenance, message
-from cogit.store.state import STATE_FILES
+from cogit.store.git import repo as git
+from cogit.store.git.provenance import COMMITTER, Provenance, message
+from cogit.store.state.documents import STATE_FILES
 
 
 def main(n: int = 200) -> None:

@@ -33,10 +33,11 @@ if __name__ == "__main__" and sys.path and Path(sys.path[0]).resolve() == Path(_
     sys.path.pop(0)  # import the installed package, never a module of this folder by accident
 
 from cogit.paths import Home  # noqa: E402
-from cogit.store import loader, maintain, memory, yamlio  # noqa: E402
-from cogit.store import repo as git  # noqa: E402
-from cogit.store.provenance import Provenance, message  # noqa: E402
-from cogit.store.state import STATE_FILES, template_text  # noqa: E402
+from cogit.store.state import loader, yamlio  # noqa: E402
+from cogit.store import maintain, memory  # noqa: E402
+from cogit.store.git import repo as git  # noqa: E402
+from cogit.store.git.provenance import Provenance, message  # noqa: E402
+from cogit.store.state.documents import STATE_FILES, template_text  # noqa: E402
 
 CAP = 50
 SESSION = 10

@@ -40,10 +40,11 @@ if __name__ == "__main__" and sys.path and Path(sys.path[0]).resolve() == Path(_
 
 from cogit.paths import Home  # noqa: E402
 from cogit.store.cache import digest  # noqa: E402
-from cogit.store import memory, schema, yamlio  # noqa: E402
-from cogit.store import repo as git  # noqa: E402
-from cogit.store.provenance import Provenance, message  # noqa: E402
-from cogit.store.state import STATE_FILES, template_text  # noqa: E402
+from cogit.store import memory  # noqa: E402
+from cogit.store.state import schema, yamlio  # noqa: E402
+from cogit.store.git import repo as git  # noqa: E402
+from cogit.store.git.provenance import Provenance, message  # noqa: E402
+from cogit.store.state.documents import STATE_FILES, template_text  # noqa: E402
 from cogit.sync import remote as sync  # noqa: E402
 
 CAP = 50

@@ -39,8 +39,8 @@ def check_repository(home: Home, fix: bool, offline: bool) -> list[Finding]:
     """Everything that needs the memory repository open, in the order a person reads them."""
     from cogit.checks.network import check_endpoint, check_remotes
     from cogit.checks.repository import check_fsck, check_hand_edits, check_size, check_staleness, check_state_files
-    from cogit.store import repo as git
-    from cogit.store.state import default_doc
+    from cogit.store.git import repo as git
+    from cogit.store.state.documents import default_doc
 
     findings = guarded("fsck", check_fsck, home)
     damaged = any(f.status == "fail" for f in findings)
@@ -52,7 +52,7 @@ def check_repository(home: Home, fix: bool, offline: bool) -> list[Finding]:
                                    "See the fsck check; restore memory from a remote or a backup.")]
     try:
         try:
-            from cogit.store.write import main_config
+            from cogit.store.write.transact import main_config
 
             config = main_config(repo)
         except Exception:  # noqa: BLE001 - an invalid config is the state check's finding; use the defaults
@@ -159,10 +159,10 @@ def excerpt(text, limit: int = 80) -> str:
 
 
 def check_memory(home: Home, fix: bool) -> list[Finding]:
-    from cogit.store import repo as git
-    from cogit.store.recover import TOP_LOCKS
-    from cogit.store.state import STATE_FILES
-    from cogit.store.write import memory_lock
+    from cogit.store.git import repo as git
+    from cogit.store.write.recover import TOP_LOCKS
+    from cogit.store.state.documents import STATE_FILES
+    from cogit.store.write.transact import memory_lock
 
     if not (home.memory / ".git").exists():
         return [Finding("memory", "fail", f"no cogit memory at {home.root}",
@@ -228,9 +228,9 @@ def attention(home: Home, hand_edits: list[str] | None = None) -> list[str]:
     if unstored:
         out.append(f"{unstored} queued item(s) could not be stored")
     for name in hand_edits or []:
-        from cogit.store import repo as git
-        from cogit.store import schema
-        from cogit.store.state import section_of_file
+        from cogit.store.git import repo as git
+        from cogit.store.state import schema
+        from cogit.store.state.documents import section_of_file
 
         data = git.read_regular(home.memory, name) if section_of_file(name) else None
         if data is not None:

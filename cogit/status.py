@@ -6,12 +6,12 @@ import json
 
 from cogit.paths import Home
 from cogit.digest import assemble as digest
-from cogit.store import repo as git
-from cogit.store import snapshot
+from cogit.store.git import repo as git
+from cogit.store.cache import snapshot
 from cogit.store.cache import digest as digest_cache
 from cogit.store.memory import open_existing
-from cogit.store.state import ITEM_SECTIONS
-from cogit.store.write import dirty_files, load_state
+from cogit.store.state.documents import ITEM_SECTIONS
+from cogit.store.write.transact import dirty_files, load_state
 
 
 def status(home: Home) -> dict:

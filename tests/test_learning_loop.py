@@ -264,8 +264,8 @@ def test_a_never_shown_heuristic_is_shown_within_a_bounded_number_of_sessions(in
 def test_the_cap_prunes_the_lowest_score_not_the_most_praised(initialized):
     from cogit.paths import Home
     from cogit.store import memory
-    from cogit.store.provenance import Provenance
-    from cogit.store.write import Change
+    from cogit.store.git.provenance import Provenance
+    from cogit.store.write.transact import Change
 
     c = initialized
     cfg = c.home / "memory" / "config.yaml"

@@ -100,7 +100,7 @@ def test_add_proposals_waits_auto_accepts_and_drops():
 def test_propose_is_one_commit_and_an_agent_proposal_is_accepted(initialized):
     from cogit.learn.inbox import propose
     from cogit.paths import Home
-    from cogit.store.provenance import Provenance
+    from cogit.store.git.provenance import Provenance
 
     c = initialized
     home = Home.resolve(str(c.home))
@@ -222,7 +222,7 @@ def test_the_trigger_runs_one_at_a_time_and_not_when_off(initialized, tmp_path):
 
 
 def test_a_reflections_file_near_the_size_limit_sheds_its_oldest_tombstones_first():
-    from cogit.store.state import shrink_to_fit
+    from cogit.store.state.documents import shrink_to_fit
 
     stones = [{"id": f"t-{i:04x}", "section": "heuristics", "text": f"{i} " + "x" * 1500, "reason": "rejected",
                "created_at": OLD, "updated_at": OLD} for i in range(10)]

@@ -173,7 +173,7 @@ def _busy(e: BaseException) -> str | None:
 
     if isinstance(e, LockTimeout):
         return f"a lock was held too long ({e})"
-    from cogit.store.repo import is_busy
+    from cogit.store.git.repo import is_busy
 
     return is_busy(e)
 

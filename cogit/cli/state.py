@@ -9,7 +9,7 @@ import click
 from cogit.cli import cli, emit_json
 from cogit.cli.project import project_option, scope_of
 from cogit.errors import CogitError, InvalidState, UsageError
-from cogit.store.sections import CATEGORIES, SECTIONS, section_name
+from cogit.domain.sections import CATEGORIES, SECTIONS, section_name
 
 # The store (dulwich), provenance (socket, getpass) and the editor's modules are imported
 # inside the commands: `show` and `status` answered from a snapshot (store/snapshot.py)
@@ -17,7 +17,7 @@ from cogit.store.sections import CATEGORIES, SECTIONS, section_name
 
 
 def _prov(event: str, scope=None):
-    from cogit.store.provenance import Provenance
+    from cogit.store.git.provenance import Provenance
 
     return Provenance(event=event, source="cli", agent=os.environ.get("COGIT_AGENT", "human"),
                       session=os.environ.get("COGIT_SESSION", "-"), project=scope.name if scope else "global")
@@ -60,7 +60,7 @@ def init(obj) -> None:
 def status(obj, as_json: bool) -> None:
     """Where memory is, its head, item counts, hand edits waiting, the digest size."""
     from cogit.doctor import attention
-    from cogit.store import snapshot
+    from cogit.store.cache import snapshot
 
     info = snapshot.status_info(obj.home, os.getcwd(), attention)  # nothing changed since the last write or read: no store
     if info is None:
@@ -109,7 +109,7 @@ def show(obj, section: str | None, at: str | None, as_json: bool, project: str |
 
     sections = [section_name(section)] if section else list(SECTIONS)
     if project is None and at is None:
-        from cogit.store import snapshot
+        from cogit.store.cache import snapshot
 
         views = snapshot.show_views(obj.home, os.getcwd())  # nothing changed since the last write or read: no store
         if views is None:
@@ -237,7 +237,7 @@ def edit(obj, section: str, project: str | None) -> None:
     from pathlib import Path
 
     from cogit.store import memory
-    from cogit.store.provenance import Provenance
+    from cogit.store.git.provenance import Provenance
     from cogit.store.scopes import section_text
 
     sec = section_name(section)
@@ -314,7 +314,7 @@ def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool, pack_now
 def _maintain(home, force: bool) -> None:
     """Housekeeping after the session's commits (store/maintain.py): never fails finalize."""
     from cogit.store.maintain import maintain
-    from cogit.store.write import log_note
+    from cogit.store.write.transact import log_note
 
     try:
         maintain(home, force)
@@ -335,7 +335,7 @@ def _make_memory(home) -> None:
     """Started by a hook on a machine with no memory yet: create it from the defaults, so a
     lesson the agent was told is noted is stored, not kept waiting for `cogit init`."""
     from cogit.store import memory
-    from cogit.store.write import log_note, memory_lock
+    from cogit.store.write.transact import log_note, memory_lock
 
     if (home.memory / ".git").exists():
         return

@@ -160,9 +160,9 @@ def apply(home, parsed: Parsed, report: Report, branch: str):
     from cogit.domain import ledger
     from cogit.learn import ledger_history
     from cogit.learn.rules import new_rule
-    from cogit.store import repo as git
+    from cogit.store.git import repo as git
     from cogit.domain.times import now_iso
-    from cogit.store.write import Change, main_config
+    from cogit.store.write.transact import Change, main_config
 
     def fn(state):
         report.start_apply()

@@ -263,8 +263,8 @@ _ENGAGEMENT = re.compile(r"^meaningful=(\d{1,16}) total=(\d{1,16})$")
 
 def _previous_engagement(home, branch: str) -> tuple[int, int]:
     """The engagement counts the last nox import on this branch took (0, 0 if none)."""
-    from cogit.store import repo as git
-    from cogit.store.provenance import parse
+    from cogit.store.git import repo as git
+    from cogit.store.git.provenance import parse
 
     repo = git.open_repo(home.memory)
     try:
@@ -281,8 +281,8 @@ def _previous_engagement(home, branch: str) -> tuple[int, int]:
 
 
 def apply(home, parsed: Parsed, report: Report, branch: str):
-    from cogit.store import repo as git
-    from cogit.store.state import new_id
+    from cogit.store.git import repo as git
+    from cogit.store.state.documents import new_id
     from cogit.domain.times import now_iso
 
     def fn(state):
@@ -324,7 +324,7 @@ def apply(home, parsed: Parsed, report: Report, branch: str):
                     report.count("engagement")
         if not report.added:
             return None
-        from cogit.store.write import Change
+        from cogit.store.write.transact import Change
 
         what = ", ".join(f"{n} {k}" for k, n in report.added.items())
         return Change(f"Import from nox-cognitive ({parsed.name}): {what}", trailers=trailers)

@@ -17,14 +17,14 @@ from cogit.errors import CogitError, Locked
 from cogit.locking import LockTimeout, file_lock
 from cogit.paths import Home
 from cogit.runtime import Session, empty_agg, fold_prefix, list_sessions
-from cogit.store import repo as git
+from cogit.store.git import repo as git
 from cogit.store.memory import add_item
-from cogit.store.provenance import Provenance
-from cogit.store.state import find
+from cogit.store.git.provenance import Provenance
+from cogit.store.state.documents import find
 from cogit.domain.times import now_iso
 from cogit.redact import redact
-from cogit.store.scrub import allowlist
-from cogit.store.write import Change, State, transact
+from cogit.store.write.scrub import allowlist
+from cogit.store.write.transact import Change, State, transact
 
 RECENT = 300  # commits searched for an already-committed fold id
 
@@ -209,7 +209,7 @@ def _unstored(home: Home, state: dict, item: dict, fold_id: str, error: Exceptio
     import json
 
     from cogit.paths import safe_name
-    from cogit.store.write import log_note
+    from cogit.store.write.transact import log_note
 
     reason = (getattr(error, "message", None) or f"{type(error).__name__}: {error}")[:500]
     record = {"fold": fold_id, "session": state.get("session_id"), "project": (state.get("project") or {}).get("name"),

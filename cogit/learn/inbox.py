@@ -17,10 +17,10 @@ from __future__ import annotations
 from cogit.domain.tombstones import (MAX_TEXT, PROPOSAL_SECTIONS, bury, drop_if_buried, normalize, reflections_list as _list,
                                      short_id as _new_id, tombstone_of)
 from cogit.errors import ItemNotFound, UsageError
-from cogit.store import repo as git
-from cogit.store.state import new_id
+from cogit.store.git import repo as git
+from cogit.store.state.documents import new_id
 from cogit.domain.times import now_iso
-from cogit.store.write import Change, State, transact
+from cogit.store.write.transact import Change, State, transact
 
 DEFAULT_AUTO_ACCEPT = ("agent",)
 MAX_PENDING = 100  # the inbox holds at most this many; more is dropped (and named) until a person reviews
@@ -169,7 +169,7 @@ def propose(home, proposals: list, prov, branch: str = git.MAIN) -> dict:
     """Propose memory in one commit (`prov.source` is the source; the MCP server uses `agent`).
 
     Returns the add_proposals result plus "commit" (sha or None when nothing changed)."""
-    from cogit.store.write import main_config
+    from cogit.store.write.transact import main_config
 
     holder: dict = {}
 

@@ -14,8 +14,8 @@ def read(repo, branch: str, also_reverted: str | None = None) -> dict[str, list[
     """rule id -> its evidence, oldest first, from the history of `branch`.
 
     `also_reverted`: a commit to count as reverted (the revert being committed right now)."""
-    from cogit.store import repo as git
-    from cogit.store.provenance import parse
+    from cogit.store.git import repo as git
+    from cogit.store.git.provenance import parse
 
     found: list[Evidence] = []
     reverts: dict[str, list[str]] = {}

@@ -33,11 +33,11 @@ from importlib import resources
 
 from cogit.errors import CogitError, UsageError
 from cogit.paths import Home
-from cogit.store import repo as git
-from cogit.store.provenance import Provenance, parse
-from cogit.store.state import new_id
+from cogit.store.git import repo as git
+from cogit.store.git.provenance import Provenance, parse
+from cogit.store.state.documents import new_id
 from cogit.domain.times import now_iso
-from cogit.store.write import Change, State, load_state, transact
+from cogit.store.write.transact import Change, State, load_state, transact
 
 MAX_ANSWER_BYTES = 256 * 1024  # read at most this much of an answer; more is refused before parsing
 DEFAULTS = {"endpoint": None, "model": None, "command": None, "timeout_s": 60.0, "auto": True,
@@ -137,7 +137,7 @@ def command_set_here(home: Home, repo, command: str) -> tuple[bool, str | None]:
             return True, None
     except (OSError, ValueError):
         pass
-    from cogit.store import schema
+    from cogit.store.state import schema
 
     me = git.machine_committer(repo)
     cache: dict[str, object] = {}
@@ -213,7 +213,7 @@ def _check_url(url: str) -> None:
 
 
 def answer_schema() -> dict:
-    from cogit.store.schema import schema
+    from cogit.store.state.schema import schema
 
     return schema("reflection-answer")
 
@@ -431,7 +431,7 @@ def parse_answer(text: str, source: str = "the answer") -> dict:
     """The answer as data, validated against schemas/reflection-answer.schema.json."""
     from jsonschema import Draft202012Validator
 
-    from cogit.store import yamlio
+    from cogit.store.state import yamlio
 
     if len(text.encode("utf-8")) > MAX_ANSWER_BYTES:
         raise ReflectionFailed(f"{source} is over {MAX_ANSWER_BYTES:,} bytes; refused, nothing was committed")
@@ -550,7 +550,7 @@ def gather(home: Home, branch: str = git.MAIN) -> dict:
     """What a reflection reads: the state, recent sessions, the tools of TREND_SESSIONS
     sessions ago, the rule ledger."""
     from cogit.learn import ledger_history
-    from cogit.store import yamlio
+    from cogit.store.state import yamlio
     from cogit.store.memory import open_existing
 
     repo = open_existing(home)

@@ -31,11 +31,11 @@ from cogit.domain import ledger
 from cogit.learn import ledger_history
 from cogit.learn.record import TRACE, read_trace
 from cogit.paths import Home
-from cogit.store import repo as git
-from cogit.store.provenance import Provenance
-from cogit.store.state import new_id
+from cogit.store.git import repo as git
+from cogit.store.git.provenance import Provenance
+from cogit.store.state.documents import new_id
 from cogit.domain.times import now_iso
-from cogit.store.write import Change, State, main_config, transact
+from cogit.store.write.transact import Change, State, main_config, transact
 
 
 def new_rule(state: State, text: str, detector: str, signature: str = "", source: str = "detector") -> dict:
@@ -184,7 +184,7 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
     try:
         config = main_config(repo)
         branches = [branch] + ([git.MAIN] if branch != git.MAIN else [])
-        from cogit.store.write import load_state
+        from cogit.store.write.transact import load_state
 
         rules_of = {b: list((load_state(repo, git.head(repo, b)).get("rules") or {}).get("items") or []) for b in branches if git.head(repo, b)}
     finally:
@@ -315,7 +315,7 @@ def _labelled(ev, branch: str):
 def listing(home: Home, branches: list[str] | None = None, now: float | None = None) -> list[dict]:
     """Every rule with its ledger-derived numbers (`cogit rules`), best first."""
     from cogit.store.memory import open_existing
-    from cogit.store.write import load_state
+    from cogit.store.write.transact import load_state
 
     now = time.time() if now is None else now
     repo = open_existing(home)
@@ -363,7 +363,7 @@ def show(home: Home, rule_id: str, now: float | None = None) -> dict:
     """One rule, its ledger from history and its confidence over time (`cogit rules show`)."""
     from cogit.errors import ItemNotFound
     from cogit.store.memory import open_existing
-    from cogit.store.write import load_state
+    from cogit.store.write.transact import load_state
 
     now = time.time() if now is None else now
     repo = open_existing(home)

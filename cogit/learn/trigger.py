@@ -18,7 +18,7 @@ from cogit.errors import CogitError
 from cogit.learn import reflect as engine
 from cogit.locking import LockTimeout, file_lock
 from cogit.paths import Home
-from cogit.store import repo as git
+from cogit.store.git import repo as git
 
 
 def marker_path(home: Home):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from cogit.store.state import SINGULAR
+from cogit.store.state.documents import SINGULAR
 from cogit.domain.times import now_iso
 
 THRESHOLD = 0.8
@@ -75,7 +75,7 @@ class Found:
 def or_evidence(section: str, text: str, apply, found: Found):
     """Wrap an add: when `section` holds a near duplicate of `text`, count one more piece
     of evidence on it (`evidence`, and `updated_at`) instead of adding; else add."""
-    from cogit.store.write import Change
+    from cogit.store.write.transact import Change
 
     def wrapped(state):
         items = state[section]["items"]

@@ -9,13 +9,13 @@ import os
 
 from cogit.errors import CogitError, NotInitialized, UsageError
 from cogit.paths import Home
-from cogit.store import repo as git
-from cogit.store import yamlio
-from cogit.store.provenance import Provenance, message
-from cogit.store.schema import SECTIONS
-from cogit.store.state import CATEGORIES, STATE_FILES, filename, find, new_id, template_text  # noqa: F401
+from cogit.store.git import repo as git
+from cogit.store.state import yamlio
+from cogit.store.git.provenance import Provenance, message
+from cogit.store.state.schema import SECTIONS
+from cogit.store.state.documents import CATEGORIES, STATE_FILES, filename, find, new_id, template_text  # noqa: F401
 from cogit.domain.times import now_iso  # noqa: F401
-from cogit.store.write import Change, State, load_state, transact
+from cogit.store.write.transact import Change, State, load_state, transact
 
 
 def init(home: Home) -> tuple[bool, str]:
@@ -149,7 +149,7 @@ def commit_hand_edits(home: Home, message_text: str | None = None):
     """Validate and commit hand edits made in the memory's working tree.
 
     One invalid file refuses the whole commit (InvalidState names file, line, field)."""
-    from cogit.store.write import commit_locked, dirty_files, human_edit, memory_lock
+    from cogit.store.write.transact import commit_locked, dirty_files, human_edit, memory_lock
 
     repo = open_existing(home)
     try:
@@ -174,7 +174,7 @@ def commit_hand_edits(home: Home, message_text: str | None = None):
 
 def replace_section(section: str, data: bytes):
     """A person's edit of one whole section (from `cogit edit`)."""
-    from cogit.store import schema
+    from cogit.store.state import schema
 
     def apply(state: State) -> Change:
         state[section] = schema.parse(section, data, filename(section))

@@ -25,15 +25,15 @@ from typing import Callable
 from cogit.errors import Conflict
 from cogit.paths import Home
 from cogit.store.cache import digest
-from cogit.store import repo as git
-from cogit.store import yamlio
+from cogit.store.git import repo as git
+from cogit.store.state import yamlio
 from cogit.sync import incoming
 from cogit.sync.merge import FieldConflict, merge_states
-from cogit.store.provenance import Provenance, parse
-from cogit.store.schema import SECTIONS
-from cogit.store.state import STATE_FILES
+from cogit.store.git.provenance import Provenance, parse
+from cogit.store.state.schema import SECTIONS
+from cogit.store.state.documents import STATE_FILES
 from cogit.store.scopes import is_project, project_name
-from cogit.store.write import Change, State, absorb_hand_edits, commit_locked, load_state, memory_lock
+from cogit.store.write.transact import Change, State, absorb_hand_edits, commit_locked, load_state, memory_lock
 
 CONFLICT_TAG = "[cogit-conflict] "
 MAX_BASE_DEPTH = 4  # criss-cross merges nest virtual bases; deeper ones take the first base

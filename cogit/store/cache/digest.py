@@ -12,8 +12,8 @@ from pathlib import Path
 
 from cogit.digest.assemble import compile_text, fresh
 from cogit.paths import Home, safe_name
-from cogit.store import repo as git
-from cogit.store import yamlio
+from cogit.store.git import repo as git
+from cogit.store.state import yamlio
 
 
 def hook_settings(config) -> dict:
@@ -30,8 +30,8 @@ def _with_scope_evidence(repo, main_state: dict, known: dict) -> dict:
     """main's state whose global rules also count their evidence from project scopes
     (cogit/learn/ledger.py `combine`): what a rule earned in a project keeps it shown."""
     from cogit.domain import ledger
-    from cogit.store import loader
-    from cogit.store.state import filename
+    from cogit.store.state import loader
+    from cogit.store.state.documents import filename
 
     docs = []
     for b in git.branches(repo):
@@ -56,7 +56,7 @@ def refresh(home: Home, repo, branch: str, known: dict | None = None) -> None:
 
     `known` maps branch -> state already in memory (the write path passes what it
     just committed), so nothing is read twice."""
-    from cogit.store.loader import load_plain as _load
+    from cogit.store.state.loader import load_plain as _load
 
     known = known or {}
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 import os
 
 from cogit.paths import Home
-from cogit.store import repo as git
-from cogit.store.notes import log_note
-from cogit.store.state import STATE_FILES
+from cogit.store.git import repo as git
+from cogit.store.write.notes import log_note
+from cogit.store.state.documents import STATE_FILES
 
 TOP_LOCKS = ("HEAD.lock", "index.lock", "config.lock", "packed-refs.lock", "shallow.lock")
 

@@ -9,17 +9,17 @@ from dataclasses import dataclass
 
 from cogit.errors import CogitError, Conflict, RevisionNotFound
 from cogit.paths import Home
-from cogit.store import repo as git
-from cogit.store import yamlio
-from cogit.store import history_index as hx
-from cogit.store.diff import ItemChange, diff_states
-from cogit.store.history_index import Entry, parse_since  # noqa: F401 - re-exported
+from cogit.store.git import repo as git
+from cogit.store.state import yamlio
+from cogit.store.history import index as hx
+from cogit.store.history.diff import ItemChange, diff_states
+from cogit.store.history.index import Entry, parse_since  # noqa: F401 - re-exported
 from cogit.store.memory import open_existing
-from cogit.store.provenance import Provenance, parse
-from cogit.store import canonical_reader, loader
-from cogit.store.state import ITEM_SECTIONS, default_doc, section_of_file
+from cogit.store.git.provenance import Provenance, parse
+from cogit.store.state import canonical_reader, loader
+from cogit.store.state.documents import ITEM_SECTIONS, default_doc, section_of_file
 from cogit.domain.times import now_iso
-from cogit.store.write import Change, State, load_state, transact
+from cogit.store.write.transact import Change, State, load_state, transact
 
 
 def _entry(info: git.CommitInfo) -> Entry:

@@ -11,10 +11,10 @@ import json
 from typing import Any
 
 from cogit.errors import ItemNotFound
-from cogit.store import yamlio
-from cogit.store.schema import SECTIONS
+from cogit.store.state import yamlio
+from cogit.store.state.schema import SECTIONS
 # The names live in store/sections.py (no store imports, for the cold reads); re-exported here.
-from cogit.store.sections import CATEGORIES, ITEM_SECTIONS, PLURAL, SINGULAR, section_name  # noqa: F401
+from cogit.domain.sections import CATEGORIES, ITEM_SECTIONS, PLURAL, SINGULAR, section_name  # noqa: F401
 
 PREFIX = {"heuristics": "h", "learnings": "l", "avoidances": "a", "reflections": "rf", "rules": "ru"}
 

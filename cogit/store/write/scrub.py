@@ -11,7 +11,7 @@ from typing import Any
 
 from cogit.errors import InvalidState
 from cogit.redact import redact, redact_tree
-from cogit.store import schema, yamlio
+from cogit.store.state import schema, yamlio
 
 
 def allowlist(config) -> frozenset:

@@ -22,15 +22,15 @@ from cogit.errors import Conflict, InvalidState, Locked
 from cogit.locking import LockTimeout, queued_lock
 from cogit.paths import Home
 from cogit.redact import redact, redact_tree
-from cogit.store.notes import log_note
-from cogit.store.scrub import allowlist, redact_raw
-from cogit.store import repo as git
-from cogit.store import loader, schema, yamlio
-from cogit.store.provenance import COMMITTER, Provenance, message
-from cogit.store.state import (STATE_FILES, SINGULAR, apply_caps, default_doc, filename, section_of_file,
-                               shrink_to_fit, stamp_changes, template_text)
+from cogit.store.write.notes import log_note
+from cogit.store.write.scrub import allowlist, redact_raw
+from cogit.store.git import repo as git
+from cogit.store.state import loader, schema, yamlio
+from cogit.store.git.provenance import COMMITTER, Provenance, message
+from cogit.store.state.documents import (STATE_FILES, SINGULAR, apply_caps, default_doc, filename, section_of_file,
+                                         shrink_to_fit, stamp_changes, template_text)
 from cogit.domain.times import now_iso
-from cogit.store.schema import SECTIONS, short_message
+from cogit.store.state.schema import SECTIONS, short_message
 
 
 class State(dict):
@@ -209,7 +209,7 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
     from cogit.store.cache import digest
 
     digest.refresh(home, repo, branch, {branch: state})
-    from cogit.store import snapshot  # what the cold `show` / `status` read (checked against the head)
+    from cogit.store.cache import snapshot  # what the cold `show` / `status` read (checked against the head)
 
     snapshot.save(home, repo, branch, sha, parents=[p for p in [expected, *extra_parents] if p])
     return WriteResult(sha, change.summary, sorted(section_of_file(n) for n in files), pruned, redactions[0])
@@ -253,7 +253,7 @@ def memory_lock(home: Home, timeout: float | None = None):
     """
     timeout = lock_wait() if timeout is None else timeout
     with busy_lock(home.lock, timeout, "memory is in use by another cogit process"):
-        from cogit.store.recover import recover
+        from cogit.store.write.recover import recover
 
         recover(home)
         yield

@@ -29,7 +29,7 @@ import os
 from cogit import jsonio
 from cogit.heads import ref_head
 from cogit.paths import Home, safe_name
-from cogit.store.sections import ITEM_SECTIONS, SECTIONS
+from cogit.domain.sections import ITEM_SECTIONS, SECTIONS
 
 VERSION = 1
 MAIN = "main"  # = store.repo.MAIN (that module imports dulwich)
@@ -239,8 +239,8 @@ def project_name(repo, branch: str, depth: int = 50) -> str:
     """A project's name as its commits record it (Cogit-Project), else its slug.
 
     The rule lives here, where the write path reaches it; store.scopes re-exports it."""
-    from cogit.store import repo as git
-    from cogit.store.provenance import parse
+    from cogit.store.git import repo as git
+    from cogit.store.git.provenance import parse
 
     for info in git.walk(repo, git.head(repo, branch), max_entries=depth):
         name = parse(info.message)[2].get("Cogit-Project")
@@ -257,8 +257,8 @@ def save(home: Home, repo, branch: str, head: str, *, commits: int | None = None
     store/status.py kept for `head`, else none (`status` then counts on its full path).
     Never fails: a snapshot that cannot be written only costs the next read its speed."""
     from cogit.digest import assemble as digest
-    from cogit.store import loader, yamlio
-    from cogit.store import repo as git
+    from cogit.store.state import loader, yamlio
+    from cogit.store.git import repo as git
 
     try:
         blobs = git.blob_ids(repo, head)
@@ -300,7 +300,7 @@ def _kept_count(home: Home, head: str) -> int | None:
 
 def keep(home: Home, branches) -> None:
     """After a full read: snapshot each branch at its head, so the next cold read is quick."""
-    from cogit.store import repo as git
+    from cogit.store.git import repo as git
 
     if not (home.memory / ".git").exists():
         return
