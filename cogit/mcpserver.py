@@ -202,7 +202,7 @@ def digest_text(view: View) -> str:
 
 def _exists(view: View, branch: str) -> bool:
     from cogit.store.git import repo as git
-    from cogit.store.memory import open_existing
+    from cogit.store.git.repo import open_existing
 
     repo = open_existing(view.home)
     try:

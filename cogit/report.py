@@ -35,7 +35,7 @@ from cogit.paths import Home
 from cogit.store.git import repo as git
 from cogit.store.state import yamlio
 from cogit.store.history.log import commit_changes, parse_since
-from cogit.store.memory import open_existing
+from cogit.store.git.repo import open_existing
 from cogit.store.git.provenance import parse
 from cogit.store.scopes import Scope, is_project, project_name
 from cogit.store.state.documents import ITEM_SECTIONS

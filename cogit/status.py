@@ -9,7 +9,7 @@ from cogit.digest import assemble as digest
 from cogit.store.git import repo as git
 from cogit.store.cache import snapshot
 from cogit.store.cache import digest as digest_cache
-from cogit.store.memory import open_existing
+from cogit.store.git.repo import open_existing
 from cogit.store.state.documents import ITEM_SECTIONS
 from cogit.store.write.transact import dirty_files, load_state
 

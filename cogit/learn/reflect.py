@@ -551,7 +551,7 @@ def gather(home: Home, branch: str = git.MAIN) -> dict:
     sessions ago, the rule ledger."""
     from cogit.learn import ledger_history
     from cogit.store.state import yamlio
-    from cogit.store.memory import open_existing
+    from cogit.store.git.repo import open_existing
 
     repo = open_existing(home)
     try:

@@ -314,7 +314,7 @@ def _labelled(ev, branch: str):
 
 def listing(home: Home, branches: list[str] | None = None, now: float | None = None) -> list[dict]:
     """Every rule with its ledger-derived numbers (`cogit rules`), best first."""
-    from cogit.store.memory import open_existing
+    from cogit.store.git.repo import open_existing
     from cogit.store.write.transact import load_state
 
     now = time.time() if now is None else now
@@ -362,7 +362,7 @@ def _row(rule: dict, entries: list, branch: str, now: float, config) -> dict:
 def show(home: Home, rule_id: str, now: float | None = None) -> dict:
     """One rule, its ledger from history and its confidence over time (`cogit rules show`)."""
     from cogit.errors import ItemNotFound
-    from cogit.store.memory import open_existing
+    from cogit.store.git.repo import open_existing
     from cogit.store.write.transact import load_state
 
     now = time.time() if now is None else now

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import os
 
-from cogit.errors import CogitError, NotInitialized, UsageError
+from cogit.errors import CogitError, UsageError
 from cogit.paths import Home
 from cogit.store.git import repo as git
+from cogit.store.git.repo import open_existing
 from cogit.store.state import yamlio
 from cogit.store.git.provenance import Provenance, message
 from cogit.store.state.schema import SECTIONS
@@ -43,15 +44,6 @@ def init(home: Home) -> tuple[bool, str]:
         return True, sha
     finally:
         repo.close()
-
-
-def open_existing(home: Home):
-    if not (home.memory / ".git").exists():
-        raise NotInitialized(
-            f"no cogit memory at {home.root}",
-            hint="Run `cogit init` first (or set COGIT_HOME to the memory home you meant).",
-        )
-    return git.open_repo(home.memory)
 
 
 def read(home: Home, at: str | None = None, branch: str = git.MAIN) -> tuple[str | None, dict]:

@@ -16,7 +16,7 @@ from cogit.errors import CogitError, ItemNotFound, RevisionNotFound
 from cogit.paths import Home
 from cogit.store.history import log as history
 from cogit.store.git import repo as git
-from cogit.store.memory import open_existing
+from cogit.store.git.repo import open_existing
 from cogit.store.scopes import GLOBAL, Scope, is_project, project_name, resolve
 
 

@@ -199,7 +199,7 @@ class MergeConflicts:
 
 def list_conflicts(home: Home, branch: str = git.MAIN, limit: int | None = None) -> list[MergeConflicts]:
     """Merge commits of `branch` that recorded conflicts, newest first."""
-    from cogit.store.memory import open_existing
+    from cogit.store.git.repo import open_existing
 
     repo = open_existing(home)
     try:

@@ -28,7 +28,7 @@ from cogit.paths import Home
 from cogit.store.git import repo as git
 from cogit.sync import transport
 from cogit.sync.integrate import BranchResult, Note, Progress, integrate, syncable
-from cogit.store.memory import open_existing
+from cogit.store.git.repo import open_existing
 from cogit.store.write.transact import busy_lock, memory_lock
 
 DEFAULT_TIMEOUT = transport.DEFAULT_TIMEOUT

@@ -79,6 +79,15 @@ def open_repo(path: Path) -> Repo:
         ) from None
 
 
+def open_existing(home):
+    if not (home.memory / ".git").exists():
+        raise NotInitialized(
+            f"no cogit memory at {home.root}",
+            hint="Run `cogit init` first (or set COGIT_HOME to the memory home you meant).",
+        )
+    return open_repo(home.memory)
+
+
 def head(repo: Repo, branch: str = MAIN) -> str | None:
     try:
         return repo.refs[branch_ref(branch)].decode()

@@ -14,7 +14,7 @@ from cogit.store.state import yamlio
 from cogit.store.history import index as hx
 from cogit.store.history.diff import ItemChange, diff_states
 from cogit.store.history.index import Entry, parse_since  # noqa: F401 - re-exported
-from cogit.store.memory import open_existing
+from cogit.store.git.repo import open_existing
 from cogit.store.git.provenance import Provenance, parse
 from cogit.store.state import canonical_reader, loader
 from cogit.store.state.documents import ITEM_SECTIONS, default_doc, section_of_file
