@@ -102,9 +102,9 @@ def check_sessions(home: Home, fix: bool = False) -> list[Finding]:
             f"Add a fixed version with `cogit add learning TEXT`, then delete {path}.",
             extra={"fold": record.get("fold"), "file": str(path)},
         ))
-    from cogit.cli.state import _stale_minutes
+    from cogit.learn.drain import stale_minutes
 
-    stale = _stale_minutes(home)
+    stale = stale_minutes(home)
     unfinished, running = session_counts(home, stale)
     if unfinished and fix:
         from cogit.learn.drain import finalize

@@ -114,11 +114,10 @@ def _auto_finalize(home: Home) -> None:
         return  # no sessions folder (or not a folder): nothing to fold
     if not os.path.exists(os.path.join(home.top, "memory", ".git")):
         return
-    from cogit.cli.state import _stale_minutes
-    from cogit.learn.drain import finalize
+    from cogit.learn.drain import finalize, stale_minutes
 
     try:
-        finalize(home, None, _stale_minutes(home))
+        finalize(home, None, stale_minutes(home))
     except CogitError as e:
         click.echo(f"Warning: could not finalize agent sessions: {e.message}", err=True)
 

@@ -289,12 +289,13 @@ def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool, pack_now
     never ended cleanly is folded once it has been silent for hooks.session_stale_minutes.
     """
     from cogit.learn.drain import finalize as run_finalize
+    from cogit.learn.drain import stale_minutes
 
     in_hook = os.environ.get("COGIT_IN_HOOK") == "1"
     if in_hook:
         _make_memory(obj.home)
     ended = in_hook and session_id is not None and _ended(obj.home, session_id)
-    results = run_finalize(obj.home, session_id, _stale_minutes(obj.home))
+    results = run_finalize(obj.home, session_id, stale_minutes(obj.home))
     if ended:  # the detached session-end work: reflect when due (cogit/learn/trigger.py)
         from cogit.learn.trigger import after_session
 
@@ -343,14 +344,3 @@ def _make_memory(home) -> None:
         if not (home.memory / ".git").exists():
             memory.init(home)
             log_note(home, f"created memory in {home.memory} at the first agent session (no `cogit init` had run)")
-
-
-def _stale_minutes(home) -> float:
-    from cogit.store.cache.digest import cache_path
-    import json as _json
-
-    try:
-        settings = _json.loads(cache_path(home, "main").read_text("utf-8"))["settings"]
-        return float(settings.get("hooks", {}).get("session_stale_minutes", 30))
-    except Exception:
-        return 30.0

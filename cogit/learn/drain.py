@@ -306,3 +306,15 @@ def fold(session_state: dict, pending: dict):
         return Change(summary, body=body)
 
     return apply
+
+
+def stale_minutes(home) -> float:
+    """hooks.session_stale_minutes as the hooks read it (the digest cache's settings), else 30."""
+    from cogit.store.cache.digest import cache_path
+    import json as _json
+
+    try:
+        settings = _json.loads(cache_path(home, "main").read_text("utf-8"))["settings"]
+        return float(settings.get("hooks", {}).get("session_stale_minutes", 30))
+    except Exception:
+        return 30.0
