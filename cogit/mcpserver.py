@@ -290,7 +290,7 @@ def build(home: Home, folder: str):
         except CogitError as e:
             raise ToolError(e.message.rstrip(".") + "." + (f" {e.hint}" if e.hint else "")) from None
         except Exception as e:  # a bug must not kill the server: say so, keep serving
-            from cogit.cli import _busy
+            from cogit.store.git.repo import busy as _busy
             from cogit.store.write.transact import log_note
 
             if _busy(e):  # contention is normal: the agent can retry

@@ -156,25 +156,15 @@ def main(args: list[str] | None = None) -> int:
     except BrokenPipeError:
         return ExitCode.OK
     except Exception as e:
-        if _busy(e):  # contention is the normal case, not a bug
-            click.echo(f"Error: busy: {_busy(e)}", err=True)
+        from cogit.store.git.repo import busy
+
+        if busy(e):  # contention is the normal case, not a bug
+            click.echo(f"Error: busy: {busy(e)}", err=True)
             click.echo("Another cogit or git process is using memory; try again in a moment.", err=True)
             return ExitCode.FAILURE
         path = _crash_log(args)
         click.echo(f"Error: cogit crashed (a bug). Details are in {path}; please report them.", err=True)
         return ExitCode.INTERNAL
-
-
-def _busy(e: BaseException) -> str | None:
-    """What was busy, when `e` is contention rather than a bug: a lock waited out (a
-    session's runtime lock) or a git lock file held by a git command running in memory."""
-    from cogit.locking import LockTimeout
-
-    if isinstance(e, LockTimeout):
-        return f"a lock was held too long ({e})"
-    from cogit.store.git.repo import is_busy
-
-    return is_busy(e)
 
 
 def _crash_log(args) -> str:

@@ -69,6 +69,16 @@ def is_busy(e: BaseException) -> str | None:
     return f"{e.filename} is locked" if isinstance(e, FileLocked) else None
 
 
+def busy(e: BaseException) -> str | None:
+    """What was busy, when `e` is contention rather than a bug: a lock waited out (a
+    session's runtime lock) or a git lock file held by a git command running in memory."""
+    from cogit.locking import LockTimeout
+
+    if isinstance(e, LockTimeout):
+        return f"a lock was held too long ({e})"
+    return is_busy(e)
+
+
 def open_repo(path: Path) -> Repo:
     try:
         return Repo(str(path))
