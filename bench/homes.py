@@ -44,6 +44,7 @@ def build(root: Path, commits: int) -> dict:
     from cogit.store import memory
     from cogit.store.state import schema
     from cogit.store.git import repo as git
+    from cogit.store.git import worktree
     from cogit.store.git.provenance import Provenance, message
     from cogit.store.state.documents import STATE_FILES, apply_caps, filename, stamp_changes
     from cogit.store.write.transact import _serialize, describe_pruned, load_state, memory_lock
@@ -145,7 +146,7 @@ def build(root: Path, commits: int) -> dict:
             if pending:
                 _flush(repo, pending, head)
             files = {name: texts[name] for name in texts}
-            git.sync_worktree(repo, home.memory, files, STATE_FILES)
+            worktree.sync_worktree(repo, home.memory, files, STATE_FILES)
             digest.refresh(home, repo, git.MAIN)
         finally:
             repo.close()

@@ -160,6 +160,7 @@ def excerpt(text, limit: int = 80) -> str:
 
 def check_memory(home: Home, fix: bool) -> list[Finding]:
     from cogit.store.git import repo as git
+    from cogit.store.git import worktree
     from cogit.store.write.recover import TOP_LOCKS
     from cogit.store.state.documents import STATE_FILES
     from cogit.store.write.transact import memory_lock
@@ -173,7 +174,7 @@ def check_memory(home: Home, fix: bool) -> list[Finding]:
         leftovers += [os.path.relpath(os.path.join(dirpath, n), gitdir) for n in names if n.endswith(".lock")]
     prefixes = tuple(f".{name}." for name in STATE_FILES)
     leftovers += [n for n in os.listdir(home.memory) if n.endswith(".tmp") and n.startswith(prefixes)]
-    pending = git.read_pending(home.memory) is not None
+    pending = worktree.read_pending(home.memory) is not None
     out = []
     if leftovers or pending:
         what = ", ".join(leftovers) + (" and " if leftovers and pending else "") + ("an interrupted working-tree update" if pending else "")
@@ -229,10 +230,11 @@ def attention(home: Home, hand_edits: list[str] | None = None) -> list[str]:
         out.append(f"{unstored} queued item(s) could not be stored")
     for name in hand_edits or []:
         from cogit.store.git import repo as git
+        from cogit.store.git import worktree
         from cogit.store.state import schema
         from cogit.store.state.documents import section_of_file
 
-        data = git.read_regular(home.memory, name) if section_of_file(name) else None
+        data = worktree.read_regular(home.memory, name) if section_of_file(name) else None
         if data is not None:
             try:
                 schema.parse(section_of_file(name), data, name)

@@ -288,11 +288,12 @@ def test_sync_worktree_replaces_a_symlink_and_never_writes_through_it(mem):
     path.unlink()
     path.symlink_to(outside)
     from cogit.store.git import repo as gitrepo
+    from cogit.store.git import worktree
     from cogit.store.state.documents import STATE_FILES
 
     repo = gitrepo.open_repo(c.home / "memory")
     try:
-        gitrepo.sync_worktree(repo, c.home / "memory", {"learnings.yaml": b"schema_version: 1\nitems: []\n"}, STATE_FILES)
+        worktree.sync_worktree(repo, c.home / "memory", {"learnings.yaml": b"schema_version: 1\nitems: []\n"}, STATE_FILES)
     finally:
         repo.close()
     assert outside.read_text() == "not memory\n"

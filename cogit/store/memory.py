@@ -10,6 +10,7 @@ import os
 from cogit.errors import CogitError, UsageError
 from cogit.paths import Home
 from cogit.store.git import repo as git
+from cogit.store.git import worktree
 from cogit.store.git.repo import open_existing
 from cogit.store.state import yamlio
 from cogit.store.git.provenance import Provenance, message
@@ -37,7 +38,7 @@ def init(home: Home) -> tuple[bool, str]:
         # made in the same second, or their histories would look related (see machine_committer).
         sha = git.commit(repo, git.MAIN, files, message("Create memory", "", prov), prov.author_line(),
                          git.machine_committer(repo), None)
-        git.sync_worktree(repo, home.memory, files, STATE_FILES)
+        worktree.sync_worktree(repo, home.memory, files, STATE_FILES)
         from cogit.store.cache import digest
 
         digest.refresh(home, repo, git.MAIN)
@@ -206,7 +207,7 @@ def editor_command() -> list[str]:
 def worktree_text(home: Home, section: str) -> bytes:
     """The text `cogit edit` starts from: the working tree's file (a hand edit waiting in it
     included), else the committed one. A symlink or folder there is refused (InvalidState)."""
-    data = git.read_regular(home.memory, filename(section))
+    data = worktree.read_regular(home.memory, filename(section))
     return data if data is not None else committed_text(home, git.MAIN, section)
 
 

@@ -26,6 +26,7 @@ from cogit.errors import Conflict
 from cogit.paths import Home
 from cogit.store.cache import digest
 from cogit.store.git import repo as git
+from cogit.store.git import worktree
 from cogit.store.state import yamlio
 from cogit.sync import incoming
 from cogit.sync.merge import FieldConflict, merge_states
@@ -116,7 +117,7 @@ def _move(home: Home, repo, branch: str, ours: str | None, theirs: str) -> None:
     """Fast-forward (or create) a branch: compare-and-swap the ref, then the worktree and digest."""
     checked_out = git.checked_out_branch(repo) == branch
     if checked_out:
-        git.mark_pending(home.memory, ours)  # see store/recover.py
+        worktree.mark_pending(home.memory, ours)  # see store/recover.py
     if ours is None:
         ok = git.create_branch(repo, branch, theirs)
     else:
@@ -125,8 +126,8 @@ def _move(home: Home, repo, branch: str, ours: str | None, theirs: str) -> None:
         raise Conflict(f"branch {branch} moved while pulling", hint="Run the command again.")
     if checked_out:
         old, new = git.read_files(repo, ours), git.read_files(repo, theirs)
-        git.sync_worktree(repo, home.memory, {n: new.get(n) for n in set(old) | set(new) if old.get(n) != new.get(n)}, STATE_FILES)
-        git.clear_pending(home.memory)
+        worktree.sync_worktree(repo, home.memory, {n: new.get(n) for n in set(old) | set(new) if old.get(n) != new.get(n)}, STATE_FILES)
+        worktree.clear_pending(home.memory)
     digest.refresh(home, repo, branch)
 
 

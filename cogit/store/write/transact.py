@@ -25,6 +25,7 @@ from cogit.redact import redact, redact_tree
 from cogit.store.write.notes import log_note
 from cogit.store.write.scrub import allowlist, redact_raw
 from cogit.store.git import repo as git
+from cogit.store.git import worktree
 from cogit.store.state import loader, schema, yamlio
 from cogit.store.git.provenance import COMMITTER, Provenance, message
 from cogit.store.state.documents import (STATE_FILES, SINGULAR, apply_caps, default_doc, filename, section_of_file,
@@ -191,7 +192,7 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         expected = create_root(repo, branch, prov.project, prov)
     checked_out = git.checked_out_branch(repo) == branch
     if checked_out:
-        git.mark_pending(home.memory, expected)  # see store/recover.py
+        worktree.mark_pending(home.memory, expected)  # see store/recover.py
     sha = git.commit(
         repo,
         branch,
@@ -204,8 +205,8 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         keep_only=STATE_FILES,
     )
     if checked_out:
-        git.sync_worktree(repo, home.memory, files, STATE_FILES)
-        git.clear_pending(home.memory)
+        worktree.sync_worktree(repo, home.memory, files, STATE_FILES)
+        worktree.clear_pending(home.memory)
     from cogit.store.cache import digest
 
     digest.refresh(home, repo, branch, {branch: state})
@@ -337,11 +338,11 @@ def dirty_files(home: Home, repo) -> dict[str, bytes | None]:
     """State files in the working tree that differ from the checked-out branch's commit."""
     branch = git.checked_out_branch(repo) or git.MAIN
     names = [filename(s) for s in SECTIONS]
-    suspects = git.changed_by_stat(repo, home.memory, names)  # cheap: no file is read if stats match
+    suspects = worktree.changed_by_stat(repo, home.memory, names)  # cheap: no file is read if stats match
     if not suspects:
         return {}
     committed = git.read_files(repo, git.head(repo, branch))
-    current = git.worktree_files(home.memory, suspects)
+    current = worktree.worktree_files(home.memory, suspects)
     return {n: current[n] for n in suspects if current[n] != committed.get(n) and not (current[n] is None and n not in committed)}
 
 
