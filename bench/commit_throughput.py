@@ -27,9 +27,10 @@ from pathlib import Path
 
 from cogit.paths import Home
 from cogit.store import memory
-from cogit.store import repo as git
-from cogit.store.provenance import COMMITTER, Provenance, message
-from cogit.store.state import STATE_FILES
+from cogit.store.git import repo as git
+from cogit.store.git import worktree
+from cogit.store.git.provenance import COMMITTER, Provenance, message
+from cogit.store.state.documents import STATE_FILES
 
 
 def main(n: int = 200) -> None:
@@ -62,13 +63,13 @@ def main(n: int = 200) -> None:
         repo = git.open_repo(plain.memory)
         files = {"learnings.yaml": data}
         git.commit(repo, git.MAIN, files, message(f"Add lesson {i}", "", prov), prov.author_line(), COMMITTER, git.head(repo))
-        git.sync_worktree(repo, plain.memory, files, STATE_FILES)
+        worktree.sync_worktree(repo, plain.memory, files, STATE_FILES)
         repo.close()
         times["cogit commit (object layer + index)"].append((time.perf_counter() - t) * 1000)
 
         t = time.perf_counter()
         git.commit(kept_repo, git.MAIN, files, message(f"Add lesson {i}", "", prov), prov.author_line(), COMMITTER, git.head(kept_repo))
-        git.sync_worktree(kept_repo, kept.memory, files, STATE_FILES)
+        worktree.sync_worktree(kept_repo, kept.memory, files, STATE_FILES)
         times["cogit commit, repository kept open"].append((time.perf_counter() - t) * 1000)
 
         t = time.perf_counter()

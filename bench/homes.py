@@ -41,12 +41,15 @@ def build(root: Path, commits: int) -> dict:
     from dulwich.objects import Blob, Commit, Tree
 
     from cogit.paths import Home
-    from cogit.store import memory, schema
-    from cogit.store import repo as git
-    from cogit.store.provenance import Provenance, message
-    from cogit.store.state import STATE_FILES, apply_caps, filename, stamp_changes
-    from cogit.store.write import _serialize, describe_pruned, load_state, memory_lock
-    from cogit.store import yamlio, digest
+    from cogit.store import memory
+    from cogit.store.state import schema
+    from cogit.store.git import repo as git
+    from cogit.store.git import worktree
+    from cogit.store.git.provenance import Provenance, message
+    from cogit.store.state.documents import STATE_FILES, apply_caps, filename, stamp_changes
+    from cogit.store.write.transact import _serialize, describe_pruned, load_state, memory_lock
+    from cogit.store.state import yamlio
+    from cogit.store.cache import digest
 
     started = time.perf_counter()
     home = Home(root)
@@ -143,7 +146,7 @@ def build(root: Path, commits: int) -> dict:
             if pending:
                 _flush(repo, pending, head)
             files = {name: texts[name] for name in texts}
-            git.sync_worktree(repo, home.memory, files, STATE_FILES)
+            worktree.sync_worktree(repo, home.memory, files, STATE_FILES)
             digest.refresh(home, repo, git.MAIN)
         finally:
             repo.close()
@@ -155,7 +158,7 @@ def build(root: Path, commits: int) -> dict:
 
 
 def _flush(repo, objects: list, head: str) -> None:
-    from cogit.store import repo as git
+    from cogit.store.git import repo as git
 
     old = git.head(repo)
     repo.object_store.add_objects([(o, None) for o in objects])

@@ -27,9 +27,9 @@ import sys
 import time
 
 # The installed cogit is imported (never this checkout by path: bench/run's rule).
-from cogit.learn import ledger  # noqa: E402
-from cogit.store.digest import compile_text  # noqa: E402
-from cogit.store.state import now_iso  # noqa: E402
+from cogit.domain import ledger  # noqa: E402
+from cogit.digest.assemble import compile_text  # noqa: E402
+from cogit.domain.times import now_iso  # noqa: E402
 
 SESSIONS = 300
 SEEDS = 20

@@ -33,10 +33,12 @@ if __name__ == "__main__" and sys.path and Path(sys.path[0]).resolve() == Path(_
     sys.path.pop(0)  # import the installed package, never a module of this folder by accident
 
 from cogit.paths import Home  # noqa: E402
-from cogit.store import loader, maintain, memory, yamlio  # noqa: E402
-from cogit.store import repo as git  # noqa: E402
-from cogit.store.provenance import Provenance, message  # noqa: E402
-from cogit.store.state import STATE_FILES, template_text  # noqa: E402
+from cogit.store.state import loader, yamlio  # noqa: E402
+from cogit.store import maintain, memory  # noqa: E402
+from cogit.store.git import repo as git  # noqa: E402
+from cogit.store.git import worktree  # noqa: E402
+from cogit.store.git.provenance import Provenance, message  # noqa: E402
+from cogit.store.state.documents import STATE_FILES, template_text  # noqa: E402
 
 CAP = 50
 SESSION = 10
@@ -85,8 +87,8 @@ def build(root: Path, commits: int, log=print) -> Home:
                 maintain.maintain(home)  # what `cogit finalize` does after each session
             if log and i and i % 2000 == 0:
                 log(f"  {i:,} commits ({i / (time.perf_counter() - t0):.0f}/s)")
-        git.sync_worktree(repo, home.memory, git.read_files(repo, sha), STATE_FILES)
-        git.reset_index(repo, home.memory, sha, STATE_FILES)
+        worktree.sync_worktree(repo, home.memory, git.read_files(repo, sha), STATE_FILES)
+        worktree.reset_index(repo, home.memory, sha, STATE_FILES)
     finally:
         repo.close()
     return home

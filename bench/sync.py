@@ -39,10 +39,13 @@ if __name__ == "__main__" and sys.path and Path(sys.path[0]).resolve() == Path(_
     sys.path.pop(0)  # this folder holds a sync.py: never let it shadow anything of the package
 
 from cogit.paths import Home  # noqa: E402
-from cogit.store import digest, memory, schema, yamlio  # noqa: E402
-from cogit.store import repo as git  # noqa: E402
-from cogit.store.provenance import Provenance, message  # noqa: E402
-from cogit.store.state import STATE_FILES, template_text  # noqa: E402
+from cogit.store.cache import digest  # noqa: E402
+from cogit.store import memory  # noqa: E402
+from cogit.store.state import schema, yamlio  # noqa: E402
+from cogit.store.git import repo as git  # noqa: E402
+from cogit.store.git import worktree  # noqa: E402
+from cogit.store.git.provenance import Provenance, message  # noqa: E402
+from cogit.store.state.documents import STATE_FILES, template_text  # noqa: E402
 from cogit.sync import remote as sync  # noqa: E402
 
 CAP = 50
@@ -87,7 +90,7 @@ def make_commits(home: Home, who: str, n: int, start: float) -> None:
             sha = git.commit(repo, git.MAIN, change, message(f"Add learning {items[-1][0]}", "", prov),
                              prov.author_line(), git.machine_committer(repo), sha, when=int(when))
             files.update(change)
-        git.sync_worktree(repo, home.memory, files, STATE_FILES)
+        worktree.sync_worktree(repo, home.memory, files, STATE_FILES)
         digest.refresh(home, repo, git.MAIN)
     finally:
         repo.close()

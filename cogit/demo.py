@@ -19,7 +19,7 @@ from pathlib import Path
 from cogit.launch import background_argv, hook_argv
 from cogit.paths import Home
 from cogit.store import memory
-from cogit.store.provenance import Provenance
+from cogit.store.git.provenance import Provenance
 
 SESSION_ID = "5d1c0e2a-demo-4b7e-9d0a-2f1c3e5b7a90"
 NEXT_SESSION = "7e2f1a3b-demo-4c8f-8e1b-3a2d4f6c8b01"

@@ -21,7 +21,7 @@ from cogit.paths import Home
 def doctor(home: Home, claude_project: str | None = None, fix: bool = False, offline: bool = False) -> list[Finding]:
     from cogit.checks import read_last_check, write_last_check
     from cogit.checks.agents import check_agent_evidence, check_agents
-    from cogit.cli.state import _stale_minutes
+    from cogit.learn.drain import stale_minutes
     from cogit.checks.logs import check_logs
     from cogit.checks.machine import check_disk, check_runtime
 
@@ -33,7 +33,7 @@ def doctor(home: Home, claude_project: str | None = None, fix: bool = False, off
     hooks = guarded("hooks", check_agents, claude_project, fix)
     installed = sorted({f.extra["agent"] for f in hooks if f.extra and f.extra.get("agent")})
     findings += [*logs, *guarded("runtime", check_runtime, home), *guarded("disk", check_disk, home), *hooks,
-                 *guarded("agents", check_agent_evidence, str(home.runtime), installed, _stale_minutes(home))]
+                 *guarded("agents", check_agent_evidence, str(home.runtime), installed, stale_minutes(home))]
     write_last_check(home, offsets)
     return findings
 
@@ -44,8 +44,8 @@ def check_repository(home: Home, fix: bool, offline: bool) -> list[Finding]:
     from cogit import machine_settings
     from cogit.checks.repository import check_fsck, check_hand_edits, check_size, check_staleness, check_state_files
     from cogit.checks.settings import check_waiting_settings
-    from cogit.store import repo as git
-    from cogit.store.state import default_doc
+    from cogit.store.git import repo as git
+    from cogit.store.state.documents import default_doc
 
     findings = guarded("fsck", check_fsck, home)
     damaged = any(f.status == "fail" for f in findings)
@@ -57,7 +57,7 @@ def check_repository(home: Home, fix: bool, offline: bool) -> list[Finding]:
                                    "See the fsck check; restore memory from a remote or a backup.")]
     try:
         try:
-            from cogit.store.write import main_config
+            from cogit.store.write.transact import main_config
 
             config = main_config(repo)
         except Exception:  # noqa: BLE001 - an invalid config is the state check's finding; use the defaults
@@ -109,9 +109,9 @@ def check_sessions(home: Home, fix: bool = False) -> list[Finding]:
             f"Add a fixed version with `cogit add learning TEXT`, then delete {path}.",
             extra={"fold": record.get("fold"), "file": str(path)},
         ))
-    from cogit.cli.state import _stale_minutes
+    from cogit.learn.drain import stale_minutes
 
-    stale = _stale_minutes(home)
+    stale = stale_minutes(home)
     unfinished, running = session_counts(home, stale)
     if unfinished and fix:
         from cogit.learn.drain import finalize
@@ -168,10 +168,11 @@ def excerpt(text, limit: int = 80) -> str:
 
 
 def check_memory(home: Home, fix: bool) -> list[Finding]:
-    from cogit.store import repo as git
-    from cogit.store.recover import TOP_LOCKS
-    from cogit.store.state import STATE_FILES
-    from cogit.store.write import memory_lock
+    from cogit.store.git import repo as git
+    from cogit.store.git import worktree
+    from cogit.store.write.recover import TOP_LOCKS
+    from cogit.store.state.documents import STATE_FILES
+    from cogit.store.write.transact import memory_lock
 
     if not (home.memory / ".git").exists():
         return [Finding("memory", "fail", f"no cogit memory at {home.root}",
@@ -182,7 +183,7 @@ def check_memory(home: Home, fix: bool) -> list[Finding]:
         leftovers += [os.path.relpath(os.path.join(dirpath, n), gitdir) for n in names if n.endswith(".lock")]
     prefixes = tuple(f".{name}." for name in STATE_FILES)
     leftovers += [n for n in os.listdir(home.memory) if n.endswith(".tmp") and n.startswith(prefixes)]
-    pending = git.read_pending(home.memory) is not None
+    pending = worktree.read_pending(home.memory) is not None
     out = []
     if leftovers or pending:
         what = ", ".join(leftovers) + (" and " if leftovers and pending else "") + ("an interrupted working-tree update" if pending else "")
@@ -237,11 +238,12 @@ def attention(home: Home, hand_edits: list[str] | None = None) -> list[str]:
     if unstored:
         out.append(f"{unstored} queued item(s) could not be stored")
     for name in hand_edits or []:
-        from cogit.store import repo as git
-        from cogit.store import schema
-        from cogit.store.state import section_of_file
+        from cogit.store.git import repo as git
+        from cogit.store.git import worktree
+        from cogit.store.state import schema
+        from cogit.store.state.documents import section_of_file
 
-        data = git.read_regular(home.memory, name) if section_of_file(name) else None
+        data = worktree.read_regular(home.memory, name) if section_of_file(name) else None
         if data is not None:
             try:
                 schema.parse(section_of_file(name), data, name)

@@ -19,86 +19,14 @@ machine pushes, and anyone can copy it.
 that is missing): SHARED settings sync and take effect everywhere (caps, budgets,
 thresholds of what is learned and shown); LOCAL ones take effect only from this machine.
 
-Standard library only at import time: the hooks read this machine's `sync` settings here.
+The hooks read this machine's `sync` settings through cogit.local_settings.py (standard
+library only); this module is the CLI's view.
 """
 
 import os
 
-FILE = "machine-settings.json"
-MAX_BYTES = 64 * 1024  # a settings file larger than this is not read
-SHARED, LOCAL = "shared", "local"
-
-# Every setting, by dotted path (a free-form mapping, like `senses`, is one setting).
-# A new setting must be added here, classified: a test reads the schema and fails otherwise.
-# LOCAL entries say what they would let a stranger do if a synced value took effect.
-SETTINGS = {
-    "schema_version": (SHARED, "the format"),
-    "caps.learnings": (SHARED, "how much memory keeps"),
-    "caps.reflections": (SHARED, "how much memory keeps"),
-    "caps.heuristics": (SHARED, "how much memory keeps"),
-    "caps.avoidances": (SHARED, "how much memory keeps"),
-    "caps.rules": (SHARED, "how much memory keeps"),
-    "caps.priorities": (SHARED, "how much memory keeps"),
-    "caps.sequences": (SHARED, "how much memory keeps"),
-    "digest.max_chars": (SHARED, "how much is shown (bounded by the schema)"),
-    "digest.turn_max_chars": (SHARED, "how much is shown (bounded by the schema)"),
-    "digest.heuristics": (SHARED, "what is shown first"),
-    "digest.learnings": (SHARED, "what is shown first"),
-    "digest.avoidances": (SHARED, "what is shown first"),
-    "digest.rules": (SHARED, "what is shown first"),
-    "digest.reflections": (SHARED, "what is shown first"),
-    "hooks.lock_timeout_ms": (SHARED, "a bound of the hooks (bounded by the schema)"),
-    "hooks.max_payload_bytes": (SHARED, "a bound of the hooks"),
-    "hooks.max_records": (SHARED, "a bound of the hooks"),
-    "hooks.session_stale_minutes": (SHARED, "when cogit's own finalize folds a silent session"),
-    "learning.meaningful_min_chars": (SHARED, "what counts as an interaction"),
-    "learning.rule_dormant_days": (SHARED, "how rules decay"),
-    "learning.rule_half_life_days": (SHARED, "how rules decay"),
-    "learning.rule_min_confidence": (SHARED, "how rules decay"),
-    "learning.detectors.error_loop.min_failures": (SHARED, "a detector threshold"),
-    "learning.detectors.repeated_read.min_reads": (SHARED, "a detector threshold"),
-    "learning.detectors.circular_search.min_repeats": (SHARED, "a detector threshold"),
-    "learning.detectors.long_run.min_calls": (SHARED, "a detector threshold"),
-    "learning.detectors.edits_without_tests.min_edits": (SHARED, "a detector threshold"),
-    "learning.detectors.context_flood.min_warnings": (SHARED, "a detector threshold"),
-    "learning.custom_detectors": (SHARED, "text matching over tool calls (data, no code)"),
-    "senses": (SHARED, "thresholds of the in-session signals (text only)"),
-    "sync.auto": (LOCAL, "opens a connection to the remote at every session start and end"),
-    "sync.pull_timeout_s": (LOCAL, "how long the automatic pull holds a connection"),
-    "sync.remote": (LOCAL, "chooses the remote memory is sent to"),
-    "sync.transport": (LOCAL, "chooses the program that talks to the remote"),
-    "projects.overrides": (SHARED, "project names (data)"),
-    "redaction.allowlist": (SHARED, "literal strings kept as they are (a stranger must know the secret already)"),
-    "mcp.allow_forget": (LOCAL, "lets the agent forget items"),
-    "reflect.endpoint": (LOCAL, "opens a connection: memory is posted to it"),
-    "reflect.model": (LOCAL, "what the endpoint is asked to run"),
-    "reflect.command": (LOCAL, "runs a program"),
-    "reflect.timeout_s": (LOCAL, "how long the program or the connection runs"),
-    "reflect.auto": (LOCAL, "decides when the reflector runs"),
-    "reflect.min_interactions": (LOCAL, "decides when the reflector runs"),
-    "reflect.min_hours": (LOCAL, "decides when the reflector runs"),
-    "doctor.stale_days": (SHARED, "a warning threshold"),
-    "doctor.reflection_stale_days": (SHARED, "a warning threshold"),
-    "doctor.max_loose_objects": (SHARED, "a warning threshold"),
-    "doctor.max_repo_mb": (SHARED, "a warning threshold"),
-    "review.auto_accept": (LOCAL, "lets proposals (a model's answer among them) skip your review"),
-}
-
-LOCAL_KEYS = tuple(k for k, (kind, _) in SETTINGS.items() if kind == LOCAL)
-
-
-def file_path(home_top: str) -> str:
-    return os.path.join(home_top, FILE)
-
-
-def lookup(doc, key: str, default=None):
-    """The value at a dotted path of a nested mapping (`default` where a part is missing)."""
-    node = doc
-    for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return default
-        node = node[part]
-    return node
+from cogit.local_settings import FILE, MAX_BYTES, file_path, hook_read  # noqa: F401 (the hooks' view, stdlib only)
+from cogit.domain.settings import LOCAL, LOCAL_KEYS, SETTINGS, SHARED, drop as _drop, lookup, without_local  # noqa: F401 (the table lives in the domain)
 
 
 def _put(doc: dict, key: str, value) -> None:
@@ -111,51 +39,7 @@ def _put(doc: dict, key: str, value) -> None:
     node[parts[-1]] = value
 
 
-def _drop(doc: dict, key: str) -> None:
-    parts = key.split(".")
-    node = doc
-    for part in parts[:-1]:
-        node = node.get(part) if isinstance(node, dict) else None
-        if not isinstance(node, dict):
-            return
-    node.pop(parts[-1], None)
-
-
 # --------------------------------------------------------------------------- the hooks' view
-
-
-def hook_read(home_top: str) -> dict:
-    """This machine's settings for the hooks, standard library only: {} for a missing,
-    oversized or malformed file (a hook fails open, and no setting is the safe setting),
-    and only values of the types the hooks use."""
-    from cogit import jsonio
-
-    try:
-        with open(file_path(home_top), "rb") as f:
-            data = f.read(MAX_BYTES + 1)
-        doc = jsonio.loads(data.decode("utf-8")) if len(data) <= MAX_BYTES else None
-    except (OSError, ValueError, UnicodeDecodeError):
-        return {}
-    sync = doc.get("sync") if isinstance(doc, dict) else None
-    if not isinstance(sync, dict):
-        return {}
-    out = {}
-    if isinstance(sync.get("auto"), bool):
-        out["auto"] = sync["auto"]
-    t = sync.get("pull_timeout_s")
-    if isinstance(t, (int, float)) and not isinstance(t, bool) and 0 <= t <= 60:
-        out["pull_timeout_s"] = t
-    return {"sync": out} if out else {}
-
-
-def without_local(config) -> dict:
-    """A copy of `config` without its LOCAL settings (what a synced config may decide)."""
-    import copy
-
-    out = copy.deepcopy(dict(config or {}))
-    for key in LOCAL_KEYS:
-        _drop(out, key)
-    return out
 
 
 # --------------------------------------------------------------------------- the CLI's view
@@ -195,7 +79,7 @@ def _problem(doc) -> str | None:
     """Why `doc` is not a valid machine-settings document (None if it is)."""
     from jsonschema import Draft202012Validator
 
-    from cogit.store.schema import schema
+    from cogit.store.state.schema import schema
 
     if not isinstance(doc, dict):
         return "not a JSON object"
@@ -226,7 +110,7 @@ def _leaves(doc: dict, prefix: str = "") -> list[str]:
 def default_value(key: str):
     """A LOCAL setting's value when this machine sets none: what the consumer does without it
     (the template's null/false/defaults, as if config.yaml said nothing)."""
-    from cogit.store.state import default_doc
+    from cogit.store.state.documents import default_doc
 
     return lookup(default_doc("config"), key)
 
@@ -291,7 +175,7 @@ def _migrate(home, config, doc: dict) -> dict:
 def save(home, doc: dict) -> None:
     import json
 
-    from cogit.store import repo as git
+    from cogit.store.git import repo as git
 
     problem = _problem(doc)
     if problem:  # never write what `load` would refuse
@@ -357,7 +241,7 @@ def confirm(home, key: str, expect: str | None = None, decline: bool = False) ->
     `decline`, keep this machine's value and stop listing that synced value as waiting."""
     from cogit.errors import UsageError
     from cogit.store.memory import open_existing
-    from cogit.store.write import main_config
+    from cogit.store.write.transact import main_config
 
     if key not in SETTINGS:
         raise UsageError(f"no setting {key!r}", hint="`cogit doctor` lists the settings that wait, each with its command.")
@@ -380,7 +264,7 @@ def confirm(home, key: str, expect: str | None = None, decline: bool = False) ->
     if decline:
         import json
 
-        from cogit.store import repo as git
+        from cogit.store.git import repo as git
 
         declined = dict(_declined(home), **{key: p["hash"]})
         home.runtime.mkdir(mode=0o700, parents=True, exist_ok=True)

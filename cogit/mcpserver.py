@@ -100,8 +100,8 @@ def tool_search(view: View, text: str, history: bool = False, limit: int = 20) -
 
 def tool_show(view: View, section: str | None = None, item_id: str | None = None) -> dict:
     from cogit.store import memory
-    from cogit.store.schema import SECTIONS
-    from cogit.store.state import ITEM_SECTIONS, section_name
+    from cogit.store.state.schema import SECTIONS
+    from cogit.store.state.documents import ITEM_SECTIONS, section_name
 
     if item_id:
         for branch in reversed(view.branches):
@@ -147,7 +147,7 @@ def tool_remember(view: View, kind: str, text: str, category: str | None = None,
     """A learning, heuristic or avoidance the agent proposes: committed with source `agent`,
     or left in the review inbox when config review.auto_accept does not list `agent`."""
     from cogit.store import memory
-    from cogit.store.write import transact
+    from cogit.store.write.transact import transact
 
     if kind not in ITEM_KINDS:
         raise CogitError(f"unknown kind {kind!r}", hint="kind is one of: " + ", ".join(ITEM_KINDS) + ".")
@@ -177,7 +177,7 @@ def tool_remember(view: View, kind: str, text: str, category: str | None = None,
 
 def tool_forget(view: View, item_id: str, session: str | None = None) -> dict:
     from cogit.store import memory
-    from cogit.store.write import transact
+    from cogit.store.write.transact import transact
 
     config = _config(view)
     if not ((config.get("mcp") or {}).get("allow_forget")):
@@ -193,7 +193,7 @@ def tool_forget(view: View, item_id: str, session: str | None = None) -> dict:
 
 
 def digest_text(view: View) -> str:
-    from cogit.store import digest
+    from cogit.store.cache import digest
 
     path = digest.cache_path(view.home, view.write_branch if view.project_branch and _exists(view, view.project_branch) else "main")
     from cogit.frame import guard
@@ -208,8 +208,8 @@ def digest_text(view: View) -> str:
 
 
 def _exists(view: View, branch: str) -> bool:
-    from cogit.store import repo as git
-    from cogit.store.memory import open_existing
+    from cogit.store.git import repo as git
+    from cogit.store.git.repo import open_existing
 
     repo = open_existing(view.home)
     try:
@@ -220,7 +220,7 @@ def _exists(view: View, branch: str) -> bool:
 
 def _find(view: View, branch: str, item_id: str) -> dict | None:
     from cogit.store import memory
-    from cogit.store.state import ITEM_SECTIONS
+    from cogit.store.state.documents import ITEM_SECTIONS
 
     if not _exists(view, branch):
         return None
@@ -233,7 +233,7 @@ def _find(view: View, branch: str, item_id: str) -> dict | None:
 
 
 def _provenance(view: View, branch: str, item_id: str, limit: int = 5) -> list[dict]:
-    from cogit.store.history import why
+    from cogit.store.history.log import why
 
     if not _exists(view, branch):
         return []
@@ -260,7 +260,7 @@ def _auto_accepts(view: View) -> bool:
 
 
 def _prov(view: View, event: str, session: str | None):
-    from cogit.store.provenance import Provenance
+    from cogit.store.git.provenance import Provenance
 
     agent = os.environ.get("COGIT_AGENT") or "mcp-client"
     return Provenance(event=event, source="agent", agent=agent[:60], session=(session or "-")[:80],
@@ -286,7 +286,7 @@ def build(home: Home, folder: str):
     from mcp.server.mcpserver.exceptions import ToolError
 
     from cogit import __version__
-    from cogit.store.schema import SECTIONS
+    from cogit.store.state.schema import SECTIONS
 
     view = view_of(home, folder)
     where = f"global memory and the project {view.project_name}" if view.project_name else "global memory"
@@ -302,8 +302,8 @@ def build(home: Home, folder: str):
 
             raise ToolError(neutral(e.message.rstrip(".") + "." + (f" {e.hint}" if e.hint else ""))) from None
         except Exception as e:  # a bug must not kill the server: say so, keep serving
-            from cogit.cli import _busy
-            from cogit.store.write import log_note
+            from cogit.store.git.repo import busy as _busy
+            from cogit.store.write.transact import log_note
 
             if _busy(e):  # contention is normal: the agent can retry
                 raise ToolError(f"memory is busy ({_busy(e)}); try again in a few seconds.") from None

@@ -32,14 +32,14 @@ from pathlib import Path
 from cogit import __version__
 from cogit.errors import UsageError
 from cogit.paths import Home
-from cogit.store import repo as git
-from cogit.store import yamlio
-from cogit.store.history import commit_changes, parse_since
-from cogit.store.memory import open_existing
-from cogit.store.provenance import parse
+from cogit.store.git import repo as git
+from cogit.store.state import yamlio
+from cogit.store.history.log import commit_changes, parse_since
+from cogit.store.git.repo import open_existing
+from cogit.store.git.provenance import parse
 from cogit.store.scopes import Scope, is_project, project_name
-from cogit.store.state import ITEM_SECTIONS
-from cogit.store.write import load_state, main_config
+from cogit.store.state.documents import ITEM_SECTIONS
+from cogit.store.write.transact import load_state, main_config
 
 MAX_COMMITS = 400  # default bound: the newest commits; the page names what it left out
 MAX_TEXT = 2000  # characters of any one text in the page
@@ -109,7 +109,7 @@ def _scopes(repo, project: Scope | None) -> list[tuple[str, str]]:
 def build(home: Home, *, since: str | None = None, project: Scope | None = None,
           max_commits: int = MAX_COMMITS, now: float | None = None) -> dict:
     """Everything the page shows, as plain JSON-able data."""
-    from cogit.learn import ledger
+    from cogit.domain import ledger
     from cogit.learn.rules import _row as rule_row
     from cogit.learn.rules import entries_of
 

@@ -19,12 +19,12 @@ import re
 import time
 
 from cogit.paths import Home
-from cogit.store import loader
-from cogit.store import repo as git
-from cogit.store.memory import open_existing
-from cogit.store.provenance import parse
+from cogit.store.state import loader
+from cogit.store.git import repo as git
+from cogit.store.git.repo import open_existing
+from cogit.store.git.provenance import parse
 from cogit.store.scopes import is_project, project_name
-from cogit.store.state import ITEM_SECTIONS, filename
+from cogit.store.state.documents import ITEM_SECTIONS, filename
 
 _WORD = re.compile(r"\w+")
 

@@ -20,11 +20,11 @@ or through cogit's object layer with no trailers or `Cogit-Event: test`, are ski
 from __future__ import annotations
 
 from cogit.errors import CogitError
-from cogit.store import repo as git
-from cogit.store.diff import diff_states
-from cogit.store.provenance import SOURCES, parse
-from cogit.store.state import ITEM_SECTIONS, caps
-from cogit.store.write import load_state
+from cogit.store.git import repo as git
+from cogit.store.history.diff import diff_states
+from cogit.store.git.provenance import SOURCES, parse
+from cogit.store.state.documents import ITEM_SECTIONS, caps
+from cogit.store.write.transact import load_state
 
 REMOVES_ANYTHING = ("human.edit", "revert", "merge", "init")
 REMOVES_ITEM = ("item.forget", "item.promote", "item.demote")

@@ -174,7 +174,7 @@ def test_deep_nesting_is_refused_about_as_fast_as_a_small_file(mem):
     assert "nested more than 50 levels" in p_deep.err
     assert t_deep < 2 * t_small, (t_deep, t_small)
 
-    from cogit.store import yamlio
+    from cogit.store.state import yamlio
 
     def best_of(fn, runs=5):
         times = []
@@ -193,7 +193,7 @@ def test_deep_nesting_is_refused_about_as_fast_as_a_small_file(mem):
 
 
 def test_nesting_within_the_limit_still_parses():
-    from cogit.store import yamlio
+    from cogit.store.state import yamlio
 
     assert yamlio.load("a: " + "[" * 40 + "]" * 40 + "\n")["a"] is not None
 
@@ -287,12 +287,13 @@ def test_sync_worktree_replaces_a_symlink_and_never_writes_through_it(mem):
     outside.write_text("not memory\n")
     path.unlink()
     path.symlink_to(outside)
-    from cogit.store import repo as gitrepo
-    from cogit.store.state import STATE_FILES
+    from cogit.store.git import repo as gitrepo
+    from cogit.store.git import worktree
+    from cogit.store.state.documents import STATE_FILES
 
     repo = gitrepo.open_repo(c.home / "memory")
     try:
-        gitrepo.sync_worktree(repo, c.home / "memory", {"learnings.yaml": b"schema_version: 1\nitems: []\n"}, STATE_FILES)
+        worktree.sync_worktree(repo, c.home / "memory", {"learnings.yaml": b"schema_version: 1\nitems: []\n"}, STATE_FILES)
     finally:
         repo.close()
     assert outside.read_text() == "not memory\n"
@@ -331,7 +332,7 @@ def test_revert_of_empty_revision_says_so(mem):
 def test_a_nul_in_a_revision_is_refused(mem):
     """argv cannot carry a NUL byte, so this one is checked where revisions are read."""
     from cogit.errors import RevisionNotFound
-    from cogit.store import repo as gitrepo
+    from cogit.store.git import repo as gitrepo
 
     repo = gitrepo.open_repo(mem.home / "memory")
     try:
@@ -396,7 +397,7 @@ def test_raised_caps_never_write_a_file_cogit_cannot_read(mem, tmp_path):
     """With caps raised, long items would grow learnings.yaml past the 256 KiB the read path
     accepts, and clone, pull and `cogit edit` would refuse that memory for good. The write
     path prunes the oldest items further until the file fits, and names them."""
-    from cogit.store import yamlio
+    from cogit.store.state import yamlio
 
     c = mem
     memory = c.home / "memory"
@@ -439,9 +440,10 @@ def test_a_section_that_cannot_shrink_is_refused_not_written(initialized):
     """A section with nothing cogit may prune (here the tools table) is refused whole."""
     from cogit.errors import InvalidState
     from cogit.paths import Home
-    from cogit.store import memory, yamlio
-    from cogit.store.provenance import Provenance
-    from cogit.store.write import Change
+    from cogit.store import memory
+    from cogit.store.state import yamlio
+    from cogit.store.git.provenance import Provenance
+    from cogit.store.write.transact import Change
 
     c = initialized
     before = snapshot(c)

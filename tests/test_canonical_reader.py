@@ -13,10 +13,10 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cogit.store import yamlio
-from cogit.store import canonical_reader
-from cogit.store.schema import SECTIONS
-from cogit.store.state import template_text
+from cogit.store.state import yamlio
+from cogit.store.state import canonical_reader
+from cogit.store.state.schema import SECTIONS
+from cogit.store.state.documents import template_text
 
 KEYS = st.one_of(st.text(alphabet="abcdefghij_", min_size=1, max_size=8), st.text(min_size=1, max_size=8))
 SCALARS = st.one_of(

@@ -9,7 +9,7 @@ WRITER = """
 import sys
 from cogit.paths import Home
 from cogit.store import memory
-from cogit.store.provenance import Provenance
+from cogit.store.git.provenance import Provenance
 home = Home(sys.argv[1]); who = sys.argv[2]
 for n in range(int(sys.argv[3])):
     r = memory.write(home, Provenance(event="learning.add", source="cli", agent=who), memory.add_item("learnings", f"{who} lesson {n}"))

@@ -74,7 +74,7 @@ def test_custom_detectors_are_schema_validated():
     import pytest
 
     from cogit.errors import InvalidState
-    from cogit.store import schema
+    from cogit.store.state import schema
 
     good = b"schema_version: 1\nlearning:\n  custom_detectors:\n  - {name: force_push, tool: Bash, target: push --force, threshold: 1}\n"
     schema.parse("config", good, "config.yaml")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from cogit.store.digest import EMPTY, TIME_RESERVE, compile_text
+from cogit.digest.assemble import EMPTY, TIME_RESERVE, compile_text
 
 
 def items(prefix: str, n: int, words: int = 8) -> dict:

@@ -15,12 +15,14 @@ import random
 import pytest
 
 from cogit.paths import Home
-from cogit.store import history, memory, yamlio
-from cogit.store import repo as git
-from cogit.store.diff import diff_states
-from cogit.store.provenance import Provenance
-from cogit.store.status import count_commits
-from cogit.store.write import Change, load_state, transact
+from cogit.store.history import log as history
+from cogit.store import memory
+from cogit.store.state import yamlio
+from cogit.store.git import repo as git
+from cogit.store.history.diff import diff_states
+from cogit.store.git.provenance import Provenance
+from cogit.status import count_commits
+from cogit.store.write.transact import Change, load_state, transact
 
 
 def slow_changes(repo, sha, only_id=None):

@@ -24,8 +24,8 @@ from gitservers import bare_repo, git_env, requires_git  # noqa: F401  (fixtures
 
 from cogit.cli import main
 from cogit.paths import Home
-from cogit.store import history, history_index
-from cogit.store import repo as gitstore
+from cogit.store.history import log as history, index as history_index
+from cogit.store.git import repo as gitstore
 
 pytestmark = requires_git
 

@@ -348,8 +348,8 @@ def test_fold_ids_are_found_on_either_side_of_a_merge(cogit_home):
     from cogit.learn.drain import fold_committed
     from cogit.paths import Home
     from cogit.store import memory
-    from cogit.store import repo as git
-    from cogit.store.provenance import COMMITTER, Provenance, message
+    from cogit.store.git import repo as git
+    from cogit.store.git.provenance import COMMITTER, Provenance, message
 
     home = Home(cogit_home)
     memory.init(home)

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from cogit.learn import ledger
+from cogit.domain import ledger
 
 from tests.test_learning_loop import loop, session
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from cogit.learn import ledger
+from cogit.domain import ledger
 
 ERR = "Exit code 1\nModuleNotFoundError: No module named 'widgets'"
 
@@ -202,7 +202,7 @@ def test_a_global_rule_earns_its_evidence_in_the_project_where_the_session_ran(i
 
 
 def test_rules_below_the_floor_leave_the_digest_but_not_memory():
-    from cogit.learn import rank
+    from cogit.domain import rank
 
     old = {"id": "ru-0001", "text": "old", "detector": "error_loop", "detections": 1, "suppressions": 0,
            "last_detected": "2020-01-01T00:00:00Z", "created_at": "2020-01-01T00:00:00Z"}
@@ -269,8 +269,8 @@ def test_a_never_shown_heuristic_is_shown_within_a_bounded_number_of_sessions(in
 def test_the_cap_prunes_the_lowest_score_not_the_most_praised(initialized):
     from cogit.paths import Home
     from cogit.store import memory
-    from cogit.store.provenance import Provenance
-    from cogit.store.write import Change
+    from cogit.store.git.provenance import Provenance
+    from cogit.store.write.transact import Change
 
     c = initialized
     cfg = c.home / "memory" / "config.yaml"
@@ -294,7 +294,7 @@ def test_the_cap_prunes_the_lowest_score_not_the_most_praised(initialized):
 
 
 def test_the_digest_never_ranks_by_file_order():
-    from cogit.store.digest import compile_text
+    from cogit.digest.assemble import compile_text
 
     items = [{"id": f"h-{n:04x}", "text": f"heuristic {n}", "use_count": 0, "created_at": "2026-11-01T00:00:00Z",
               "updated_at": "2026-11-01T00:00:00Z", "source": "cli"} for n in range(4)]
@@ -305,7 +305,7 @@ def test_the_digest_never_ranks_by_file_order():
 
 
 def test_the_digest_shows_confidence_with_the_configured_decay():
-    from cogit.store.digest import compile_text
+    from cogit.digest.assemble import compile_text
 
     import time
 

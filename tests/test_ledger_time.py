@@ -8,7 +8,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cogit.learn.ledger import parse_time
+from cogit.domain.ledger import parse_time
 
 
 def strptime_way(text):

@@ -46,7 +46,7 @@ def _schema_settings(node: dict, prefix: str = "") -> list[str]:
 
 def test_every_setting_of_the_schema_is_classified():
     """A new setting (an acting one above all) cannot slip in unclassified."""
-    from cogit.store.schema import schema
+    from cogit.store.state.schema import schema
 
     in_schema = set(_schema_settings(schema("config")))
     missing = sorted(in_schema - set(machine_settings.SETTINGS))

@@ -159,7 +159,7 @@ def test_a_project_folder_sees_global_and_project_and_writes_to_the_project(init
 def test_a_busy_store_is_a_quick_tool_error_not_a_hang(initialized, tmp_path):
     """The server waits for the memory lock a bounded time, then says what to do."""
     from cogit.paths import Home
-    from cogit.store.write import memory_lock
+    from cogit.store.write.transact import memory_lock
 
     c = initialized
     held = threading.Event()

@@ -8,9 +8,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cogit.paths import Home
-from cogit.store import history, memory, schema, yamlio
-from cogit.store.provenance import Provenance
-from cogit.store.state import ITEM_SECTIONS
+from cogit.store.history import log as history
+from cogit.store import memory
+from cogit.store.state import schema, yamlio
+from cogit.store.git.provenance import Provenance
+from cogit.store.state.documents import ITEM_SECTIONS
 
 TEXT = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=0x2FF, categories=["L", "N", "P", "Zs"]), min_size=1, max_size=30).filter(
     lambda t: t.strip() != "" and " ".join(t.split()) == t

@@ -7,8 +7,8 @@ from __future__ import annotations
 import shutil
 
 from cogit.paths import Home
-from cogit.store import repo as git
-from cogit.store.provenance import Provenance, message
+from cogit.store.git import repo as git
+from cogit.store.git.provenance import Provenance, message
 from conftest import git as run_git
 from provenance_walk import check_memory
 
@@ -107,7 +107,7 @@ def test_the_local_author_is_the_login_name_at_this_host_as_getpass_and_socket_s
     import getpass
     import socket
 
-    from cogit.store.provenance import local_user
+    from cogit.store.git.provenance import local_user
 
     monkeypatch.delenv("COGIT_AUTHOR", raising=False)
     for env in ({"LOGNAME": "ada"}, {"USER": "grace"}, {"USERNAME": "lin"}, {}):

@@ -7,10 +7,10 @@ import sys
 import time
 
 from cogit.learn.inbox import add_proposals, normalize
-from cogit.learn.ledger import Evidence
+from cogit.domain.ledger import Evidence
 from cogit.learn.reflect import builtin_answer, parse_answer
 from cogit.sync.merge import merge_states
-from cogit.store.state import now_iso
+from cogit.domain.times import now_iso
 
 OLD = "2026-01-01T00:00:00Z"
 
@@ -100,7 +100,7 @@ def test_add_proposals_waits_auto_accepts_and_drops():
 def test_propose_is_one_commit_and_an_agent_proposal_is_accepted(initialized):
     from cogit.learn.inbox import propose
     from cogit.paths import Home
-    from cogit.store.provenance import Provenance
+    from cogit.store.git.provenance import Provenance
 
     c = initialized
     home = Home.resolve(str(c.home))
@@ -224,7 +224,7 @@ def test_the_trigger_runs_one_at_a_time_and_not_when_off(initialized, tmp_path):
 
 
 def test_a_reflections_file_near_the_size_limit_sheds_its_oldest_tombstones_first():
-    from cogit.store.state import shrink_to_fit
+    from cogit.store.state.documents import shrink_to_fit
 
     stones = [{"id": f"t-{i:04x}", "section": "heuristics", "text": f"{i} " + "x" * 1500, "reason": "rejected",
                "created_at": OLD, "updated_at": OLD} for i in range(10)]

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from cogit.store import schema, schemacheck, yamlio
-from cogit.store.schema import SECTIONS
-from cogit.store.state import template_text
+from cogit.store.state import schema, schemacheck, yamlio
+from cogit.store.state.schema import SECTIONS
+from cogit.store.state.documents import template_text
 
 NAMES = sorted(p.name.removesuffix(".schema.json") for p in resources.files("cogit.schemas").iterdir()
                if p.name.endswith(".schema.json"))

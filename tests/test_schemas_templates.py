@@ -11,9 +11,9 @@ from importlib import resources
 import pytest
 from jsonschema import Draft202012Validator
 
-from cogit.store import schema, yamlio
-from cogit.store.schema import SECTIONS
-from cogit.store.state import template_text
+from cogit.store.state import schema, yamlio
+from cogit.store.state.schema import SECTIONS
+from cogit.store.state.documents import template_text
 
 
 @pytest.mark.parametrize("section", SECTIONS)

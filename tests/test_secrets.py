@@ -206,8 +206,8 @@ def test_scan_names_the_commit_that_planted_a_secret(initialized):
 
 def test_scan_all_branches_reads_project_branches_and_messages(initialized, tmp_path):
     from cogit.paths import Home
-    from cogit.store import repo as gitrepo
-    from cogit.store.provenance import COMMITTER
+    from cogit.store.git import repo as gitrepo
+    from cogit.store.git.provenance import COMMITTER
 
     c = initialized
     repo = gitrepo.open_repo(Home(c.home).memory)

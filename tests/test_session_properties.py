@@ -26,8 +26,9 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_sta
 from cogit.learn.drain import finalize
 from cogit.paths import Home
 from cogit.scope import project_of
-from cogit.store import history, memory
-from cogit.store import repo as git
+from cogit.store.history import log as history
+from cogit.store import memory
+from cogit.store.git import repo as git
 from conftest import git as run_git
 
 SESSIONS = ("aaaaaaaa-0000-4000-8000-000000000001", "bbbbbbbb-0000-4000-8000-000000000002")

@@ -167,15 +167,15 @@ def test_a_snapshot_whose_head_is_not_the_branch_head_is_never_shown(initialized
 
 
 def test_the_section_names_are_the_schema_sections():
-    from cogit.store import sections
-    from cogit.store.schema import SECTIONS
+    from cogit.domain import sections
+    from cogit.store.state.schema import SECTIONS
 
     assert sections.SECTIONS == SECTIONS
 
 
 def test_an_oversized_snapshot_is_not_read(initialized):
     """A snapshot far larger than any state could make is not parsed: the full path answers."""
-    from cogit.store import snapshot
+    from cogit.store.cache import snapshot
 
     c = initialized
     c.run("add", "learning", "the truth")

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from cogit.paths import Home
 from cogit.store import memory
 from cogit.sync import remote as sync
-from cogit.store import repo as git
-from cogit.store.provenance import Provenance
+from cogit.store.git import repo as git
+from cogit.store.git.provenance import Provenance
 from gitservers import git_env, init_bare, requires_git  # noqa: F401  (fixture)
 
 pytestmark = requires_git

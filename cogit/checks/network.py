@@ -10,7 +10,7 @@ ENDPOINT_TIMEOUT = 3.0
 
 
 def check_remotes(repo, offline: bool) -> list[Finding]:
-    from cogit.store import repo as git
+    from cogit.store.git import repo as git
     from cogit.sync import transport
 
     remotes = git.remotes(repo)

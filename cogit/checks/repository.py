@@ -39,7 +39,7 @@ def check_fsck(home) -> list[Finding]:
         lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip() and not ln.startswith("Checking")]
         return [Finding("fsck", "fail", f"`git fsck` found damage: {'; '.join(lines[:3])[:400]}", _damage_hint(home),
                         extra={"tool": "git"})]
-    from cogit.store import repo as git
+    from cogit.store.git import repo as git
 
     repo = git.open_repo(home.memory)
     try:
@@ -62,11 +62,11 @@ def _damage_hint(home) -> str:
 
 
 def check_state_files(home, repo, fix: bool) -> list[Finding]:
-    from cogit.store import loader
-    from cogit.store import repo as git
-    from cogit.store.schema import SECTIONS
+    from cogit.store.state import loader
+    from cogit.store.git import repo as git
+    from cogit.store.state.schema import SECTIONS
     from cogit.store.scopes import is_project
-    from cogit.store.state import filename
+    from cogit.store.state.documents import filename
 
     out, missing = [], {}
     branches = [b for b in git.branches(repo) if b == git.MAIN or is_project(b)]
@@ -110,9 +110,9 @@ def check_state_files(home, repo, fix: bool) -> list[Finding]:
 
 def last_valid(repo, branch: str, section: str, limit: int = 500) -> str | None:
     """The newest commit on `branch`'s first-parent line whose copy of `section` validates."""
-    from cogit.store import loader
-    from cogit.store import repo as git
-    from cogit.store.state import filename
+    from cogit.store.state import loader
+    from cogit.store.git import repo as git
+    from cogit.store.state.documents import filename
 
     sha = git.head(repo, branch)
     for _ in range(limit):
@@ -153,10 +153,10 @@ def _restore_hint(home, branch: str, name: str, good: str | None) -> str:
 def restore_defaults(home, branch: str, sections: list[str]):
     """Commit the template of each missing state file, through the one write path.
     Hand edits waiting in the working tree are left alone (absorb=False)."""
-    from cogit.store import schema
-    from cogit.store.provenance import Provenance
-    from cogit.store.state import filename, template_text
-    from cogit.store.write import Change, transact
+    from cogit.store.state import schema
+    from cogit.store.git.provenance import Provenance
+    from cogit.store.state.documents import filename, template_text
+    from cogit.store.write.transact import Change, transact
 
     def apply(state):
         for section in sections:
@@ -173,9 +173,9 @@ def restore_defaults(home, branch: str, sections: list[str]):
 
 
 def check_hand_edits(home, repo) -> list[Finding]:
-    from cogit.store import schema
-    from cogit.store.state import section_of_file
-    from cogit.store.write import dirty_files
+    from cogit.store.state import schema
+    from cogit.store.state.documents import section_of_file
+    from cogit.store.write.transact import dirty_files
 
     out = []
     try:
@@ -211,8 +211,8 @@ def check_hand_edits(home, repo) -> list[Finding]:
 
 
 def check_staleness(home, repo, config) -> list[Finding]:
-    from cogit.store import loader
-    from cogit.store import repo as git
+    from cogit.store.state import loader
+    from cogit.store.git import repo as git
     from cogit.store.scopes import is_project
 
     now = time.time()
@@ -288,7 +288,7 @@ def _born(home) -> float | None:
 
 
 def check_size(home, config, fix: bool, damaged: bool) -> list[Finding]:
-    from cogit.store import repo as git
+    from cogit.store.git import repo as git
 
     loose, size = git.object_stats(home.memory)
     max_loose = doctor_setting(config, "max_loose_objects")
@@ -321,8 +321,8 @@ def check_size(home, config, fix: bool, damaged: bool) -> list[Finding]:
 
 def pack(home) -> int:
     """Pack loose objects, inside the memory lock (so no writer adds one meanwhile)."""
-    from cogit.store import repo as git
-    from cogit.store.write import memory_lock
+    from cogit.store.git import repo as git
+    from cogit.store.write.transact import memory_lock
 
     with memory_lock(home, timeout=10):
         repo = git.open_repo(home.memory)

@@ -115,11 +115,10 @@ def _auto_finalize(home: Home) -> None:
         return  # no sessions folder (or not a folder): nothing to fold
     if not os.path.exists(os.path.join(home.top, "memory", ".git")):
         return
-    from cogit.cli.state import _stale_minutes
-    from cogit.learn.drain import finalize
+    from cogit.learn.drain import finalize, stale_minutes
 
     try:
-        finalize(home, None, _stale_minutes(home))
+        finalize(home, None, stale_minutes(home))
     except CogitError as e:
         click.echo(f"Warning: could not finalize agent sessions: {e.message}", err=True)
 
@@ -158,8 +157,10 @@ def main(args: list[str] | None = None) -> int:
     except BrokenPipeError:
         return ExitCode.OK
     except Exception as e:
-        if _busy(e):  # contention is the normal case, not a bug
-            click.echo(f"Error: busy: {_busy(e)}", err=True)
+        from cogit.store.git.repo import busy
+
+        if busy(e):  # contention is the normal case, not a bug
+            click.echo(f"Error: busy: {busy(e)}", err=True)
             click.echo("Another cogit or git process is using memory; try again in a moment.", err=True)
             return ExitCode.FAILURE
         disk = disk_fault(e)
@@ -204,18 +205,6 @@ def disk_fault(e: BaseException):
         e = e.__cause__ or e.__context__
         seen += 1
     return None
-
-
-def _busy(e: BaseException) -> str | None:
-    """What was busy, when `e` is contention rather than a bug: a lock waited out (a
-    session's runtime lock) or a git lock file held by a git command running in memory."""
-    from cogit.locking import LockTimeout
-
-    if isinstance(e, LockTimeout):
-        return f"a lock was held too long ({e})"
-    from cogit.store.repo import is_busy
-
-    return is_busy(e)
 
 
 def _crash_log(args) -> str | None:

@@ -23,7 +23,7 @@ def scope_of(obj, project, *, must_exist: bool = False):
 
 def _from_index(query, home, *args, **kwargs):
     """The answer of a history_index query, or None when the index cannot give it."""
-    from cogit.store import history_index
+    from cogit.store.history import index as history_index
 
     try:
         return query(str(home.root), str(home.runtime / "cache"), *args, **kwargs)
@@ -54,13 +54,14 @@ def _trailer_line(trailers: dict) -> str:
 def log(obj, limit, event, source, session, since, item, as_json, project, scope_name=None) -> None:
     """History of memory, newest first, with provenance: every scope (global and each
     project), with a scope column; --scope (or --project) narrows it to one."""
-    from cogit.store import history_index
+    from cogit.store.history import index as history_index
 
     narrow = project if project is not None else scope_name
     filters = dict(limit=limit, event=event, source=source, session=session, since=since, item=item)
     found = _from_index(history_index.log, obj.home, **filters) if narrow is None else None
     if found is None:
-        from cogit.store import history, scoped
+        from cogit.store.history import log as history
+        from cogit.store import scoped
 
         scopes = [scope_of(obj, narrow, must_exist=True)] if narrow is not None else scoped.every_scope(obj.home)
         found = [(scoped.label(s), s.branch, e) for s, e in scoped.log(obj.home, scopes, **filters)]
@@ -93,7 +94,8 @@ def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool, project: str | No
     ~ heuristic h-9c1a: use_count 3 → 4   changed
     - avoidance a-12ab "…"          removed
     """
-    from cogit.store import history, scoped
+    from cogit.store.history import log as history
+    from cogit.store import scoped
 
     if len(revs) > 2:
         raise click.UsageError("give at most two revisions")
@@ -129,11 +131,12 @@ def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool, project: str | No
 @click.pass_obj
 def why(obj, item_id: str, as_json: bool, project: str | None) -> None:
     """Every commit that created or changed an item, with its provenance."""
-    from cogit.store import history_index
+    from cogit.store.history import index as history_index
 
     found = _from_index(history_index.why, obj.home, item_id) if project is None else None
     if found is None:
-        from cogit.store import history, scoped
+        from cogit.store.history import log as history
+        from cogit.store import scoped
 
         scopes = [scope_of(obj, project, must_exist=True)] if project is not None else scoped.every_scope(obj.home)
         found = [(scoped.label(s), e, ch) for s in scopes for e, ch in history.why(obj.home, item_id, branch=s.branch)]
@@ -158,8 +161,10 @@ def why(obj, item_id: str, as_json: bool, project: str | None) -> None:
 @click.pass_obj
 def revert(obj, rev: str, project: str | None) -> None:
     """Undo exactly one commit's item changes, as a new commit (later changes stay)."""
-    from cogit.store import history, scoped
-    from cogit.store.provenance import Provenance
+    from cogit.learn.rules import revert_evidence  # evidence is a ledger entry (cogit/domain/ledger.py)
+    from cogit.store.history import log as history
+    from cogit.store import scoped
+    from cogit.store.git.provenance import Provenance
 
     scope = scope_of(obj, project, must_exist=True)
     if project is None:
@@ -173,7 +178,8 @@ def revert(obj, rev: str, project: str | None) -> None:
                 error = scoped.elsewhere_commit(obj.home, rev, scope, "revert")
                 if error is not None:
                     raise error
-    result = history.revert(obj.home, rev, Provenance(event="revert", source="cli", project=scope.name), branch=scope.branch)
+    result = history.revert(obj.home, rev, Provenance(event="revert", source="cli", project=scope.name), branch=scope.branch,
+                            revert_evidence=revert_evidence)
     if result is None:
         click.echo("Nothing to undo: memory already has that state; no commit made.")
     else:

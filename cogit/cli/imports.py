@@ -26,7 +26,7 @@ def import_cmd(obj, kind: str, path: str, as_json: bool, project: str | None) ->
       cogit import claude-memory ~/.claude/projects/<project>/memory/ --project .
     """
     from cogit.imports import run
-    from cogit.store.memory import open_existing
+    from cogit.store.git.repo import open_existing
 
     open_existing(obj.home).close()  # no memory yet: say `cogit init`, before reading anything
     scope = scope_of(obj, project)

@@ -25,7 +25,7 @@ def mcp(obj, folder: str | None) -> None:
     except ImportError:
         raise UsageError("the MCP server needs the optional `mcp` package",
                          hint="Install it with: pip install 'cogit[mcp]'") from None
-    from cogit.store.memory import open_existing
+    from cogit.store.git.repo import open_existing
 
     open_existing(obj.home).close()  # no memory: say so before the client connects
     serve(obj.home, folder or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())

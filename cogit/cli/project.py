@@ -65,7 +65,7 @@ def project_show(obj, name: str, as_json: bool) -> None:
     """A project's own memory and the digest an agent there is given (default: this folder's project)."""
     from cogit.cli.render import render_state, state_json
     from cogit.store import scopes
-    from cogit.store.schema import SECTIONS
+    from cogit.store.state.schema import SECTIONS
 
     info = scopes.preview(obj.home, scope_of(obj, name))
     if as_json:
@@ -80,7 +80,7 @@ def project_show(obj, name: str, as_json: bool) -> None:
 
 def _move(obj, item_id: str, source, target, event: str) -> None:
     from cogit.store import scopes
-    from cogit.store.provenance import Provenance
+    from cogit.store.git.provenance import Provenance
 
     prov = Provenance(event=event, source="cli", agent=os.environ.get("COGIT_AGENT", "human"),
                       session=os.environ.get("COGIT_SESSION", "-"))

@@ -8,7 +8,7 @@ from cogit.cli import cli, emit_json
 from cogit.cli.project import project_option, scope_of
 from cogit.cli.state import _report
 from cogit.store import memory
-from cogit.store.provenance import Provenance
+from cogit.store.git.provenance import Provenance
 
 
 @cli.command()

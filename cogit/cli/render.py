@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cogit.store.sections import ITEM_SECTIONS  # not store.state: the cold reads import no yamlio
+from cogit.domain.sections import ITEM_SECTIONS  # not store.state: the cold reads import no yamlio
 
 
 def state_json(state: dict, sections: list[str]) -> dict:

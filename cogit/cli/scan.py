@@ -21,10 +21,10 @@ def scan(obj, all_branches: bool, as_json: bool) -> None:
 
     Exits 1 when something is found, with what to do; never prints a secret whole.
     """
-    from cogit.store import repo as git
-    from cogit.store.scan import purge_advice, scan as scan_history
-    from cogit.store.scrub import allowlist
-    from cogit.store.write import main_config
+    from cogit.store.git import repo as git
+    from cogit.store.history.scan import purge_advice, scan as scan_history
+    from cogit.store.write.scrub import allowlist
+    from cogit.store.write.transact import main_config
 
     if not (obj.home.memory / ".git").exists():
         raise NotInitialized(f"no memory in {obj.home.memory}", hint="Run `cogit init` first.")

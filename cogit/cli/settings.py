@@ -25,7 +25,7 @@ def confirm(obj, key: str | None, expect: str | None, decline: bool, as_json: bo
     """
     from cogit import machine_settings
     from cogit.store.memory import open_existing
-    from cogit.store.write import main_config
+    from cogit.store.write.transact import main_config
 
     if key is None:
         repo = open_existing(obj.home)

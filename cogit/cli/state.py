@@ -9,7 +9,7 @@ import click
 from cogit.cli import cli, emit_json
 from cogit.cli.project import project_option, scope_of
 from cogit.errors import CogitError, InvalidState, UsageError
-from cogit.store.sections import CATEGORIES, SECTIONS, section_name
+from cogit.domain.sections import CATEGORIES, SECTIONS, section_name
 
 # The store (dulwich), provenance (socket, getpass) and the editor's modules are imported
 # inside the commands: `show` and `status` answered from a snapshot (store/snapshot.py)
@@ -17,7 +17,7 @@ from cogit.store.sections import CATEGORIES, SECTIONS, section_name
 
 
 def _prov(event: str, scope=None):
-    from cogit.store.provenance import Provenance
+    from cogit.store.git.provenance import Provenance
 
     return Provenance(event=event, source="cli", agent=os.environ.get("COGIT_AGENT", "human"),
                       session=os.environ.get("COGIT_SESSION", "-"), project=scope.name if scope else "global")
@@ -59,12 +59,13 @@ def init(obj) -> None:
 @click.pass_obj
 def status(obj, as_json: bool) -> None:
     """Where memory is, its head, item counts, hand edits waiting, the digest size."""
-    from cogit.store import snapshot
+    from cogit.doctor import attention
+    from cogit.store.cache import snapshot
 
-    info = snapshot.status_info(obj.home, os.getcwd())  # nothing changed since the last write or read: no store
+    info = snapshot.status_info(obj.home, os.getcwd(), attention)  # nothing changed since the last write or read: no store
     if info is None:
         from cogit.store import scoped
-        from cogit.store.status import status as get_status
+        from cogit.status import status as get_status
 
         info = get_status(obj.home)
         here = scoped.folder_project(obj.home, os.getcwd())  # in a project's folder: its memory too
@@ -108,7 +109,7 @@ def show(obj, section: str | None, at: str | None, as_json: bool, project: str |
 
     sections = [section_name(section)] if section else list(SECTIONS)
     if project is None and at is None:
-        from cogit.store import snapshot
+        from cogit.store.cache import snapshot
 
         views = snapshot.show_views(obj.home, os.getcwd())  # nothing changed since the last write or read: no store
         if views is None:
@@ -235,7 +236,7 @@ def edit(obj, section: str, project: str | None) -> None:
     from pathlib import Path
 
     from cogit.store import memory
-    from cogit.store.provenance import Provenance
+    from cogit.store.git.provenance import Provenance
     from cogit.store.scopes import section_text
 
     sec = section_name(section)
@@ -255,7 +256,7 @@ def edit(obj, section: str, project: str | None) -> None:
     # edit's file is cleaned by the next writer (store/recover.py), never left in /tmp.
     import hashlib
 
-    from cogit.store.recover import edit_dir
+    from cogit.store.write.recover import edit_dir
 
     name = f"{sec}.{os.getpid()}.{hashlib.sha256(current).hexdigest()[:16]}.yaml"
     tmp = str(edit_dir(obj.home) / name)
@@ -311,12 +312,13 @@ def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool, pack_now
     never ended cleanly is folded once it has been silent for hooks.session_stale_minutes.
     """
     from cogit.learn.drain import finalize as run_finalize
+    from cogit.learn.drain import stale_minutes
 
     in_hook = os.environ.get("COGIT_IN_HOOK") == "1"
     if in_hook:
         _make_memory(obj.home)
     ended = in_hook and session_id is not None and _ended(obj.home, session_id)
-    results = run_finalize(obj.home, session_id, _stale_minutes(obj.home))
+    results = run_finalize(obj.home, session_id, stale_minutes(obj.home))
     if ended:  # the detached session-end work: reflect when due (cogit/learn/trigger.py)
         from cogit.learn.trigger import after_session
 
@@ -336,7 +338,7 @@ def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool, pack_now
 def _maintain(home, force: bool) -> None:
     """Housekeeping after the session's commits (store/maintain.py): never fails finalize."""
     from cogit.store.maintain import maintain
-    from cogit.store.write import log_note
+    from cogit.store.write.transact import log_note
 
     try:
         maintain(home, force)
@@ -357,7 +359,7 @@ def _make_memory(home) -> None:
     """Started by a hook on a machine with no memory yet: create it from the defaults, so a
     lesson the agent was told is noted is stored, not kept waiting for `cogit init`."""
     from cogit.store import memory
-    from cogit.store.write import log_note, memory_lock
+    from cogit.store.write.transact import log_note, memory_lock
 
     if (home.memory / ".git").exists():
         return
@@ -365,14 +367,3 @@ def _make_memory(home) -> None:
         if not (home.memory / ".git").exists():
             memory.init(home)
             log_note(home, f"created memory in {home.memory} at the first agent session (no `cogit init` had run)")
-
-
-def _stale_minutes(home) -> float:
-    from cogit.store.digest import cache_path
-    import json as _json
-
-    try:
-        settings = _json.loads(cache_path(home, "main").read_text("utf-8"))["settings"]
-        return float(settings.get("hooks", {}).get("session_stale_minutes", 30))
-    except Exception:
-        return 30.0

@@ -54,7 +54,7 @@ def settings(home_root: str) -> dict:
     the settings that act (`sync.auto`, `sync.pull_timeout_s`) from this machine's own
     file alone: a synced config.yaml never decides them (cogit/machine_settings.py)."""
     if home_root not in _SETTINGS:
-        from cogit.machine_settings import hook_read
+        from cogit.local_settings import hook_read
 
         digest = read_digest(home_root, "main") or {}
         cfg = dict(digest.get("settings") or {})

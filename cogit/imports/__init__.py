@@ -172,15 +172,15 @@ def parse_time(value) -> tuple[float | None, str | None]:
 
 
 def iso(t: float) -> str:
-    from cogit.store.state import now_iso
+    from cogit.domain.times import now_iso
 
     return now_iso(t)
 
 
 def run(home, kind: str, path: str, scope):
     """Import `path` as `kind` into `scope`: (WriteResult or None, Report)."""
-    from cogit.store.provenance import Provenance
-    from cogit.store.write import transact
+    from cogit.store.git.provenance import Provenance
+    from cogit.store.write.transact import transact
 
     if kind == "nox":
         from cogit.imports import nox as mod
@@ -201,12 +201,12 @@ def run(home, kind: str, path: str, scope):
 
 def allow_for(home, state, branch: str):
     """The redaction allowlist (main's config), to compare texts as the store will keep them."""
-    from cogit.store import repo as git
-    from cogit.store.scrub import allowlist
+    from cogit.store.git import repo as git
+    from cogit.store.write.scrub import allowlist
 
     if branch == git.MAIN:
         return allowlist(state.get("config"))
-    from cogit.store.write import main_config
+    from cogit.store.write.transact import main_config
 
     repo = git.open_repo(home.memory)
     try:

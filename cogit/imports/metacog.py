@@ -157,17 +157,18 @@ def detector_of(pattern: str, config) -> tuple[str, str]:
 
 
 def apply(home, parsed: Parsed, report: Report, branch: str):
-    from cogit.learn import ledger
+    from cogit.domain import ledger
+    from cogit.learn import ledger_history
     from cogit.learn.rules import new_rule
-    from cogit.store import repo as git
-    from cogit.store.state import now_iso
-    from cogit.store.write import Change, main_config
+    from cogit.store.git import repo as git
+    from cogit.domain.times import now_iso
+    from cogit.store.write.transact import Change, main_config
 
     def fn(state):
         report.start_apply()
         repo = git.open_repo(home.memory)
         try:
-            book = ledger.read(repo, branch)
+            book = ledger_history.read(repo, branch)
             config = state.get("config") if branch == git.MAIN else main_config(repo)
         finally:
             repo.close()

@@ -263,8 +263,8 @@ _ENGAGEMENT = re.compile(r"^meaningful=(\d{1,16}) total=(\d{1,16})$")
 
 def _previous_engagement(home, branch: str) -> tuple[int, int]:
     """The engagement counts the last nox import on this branch took (0, 0 if none)."""
-    from cogit.store import repo as git
-    from cogit.store.provenance import parse
+    from cogit.store.git import repo as git
+    from cogit.store.git.provenance import parse
 
     repo = git.open_repo(home.memory)
     try:
@@ -281,8 +281,9 @@ def _previous_engagement(home, branch: str) -> tuple[int, int]:
 
 
 def apply(home, parsed: Parsed, report: Report, branch: str):
-    from cogit.store import repo as git
-    from cogit.store.state import new_id, now_iso
+    from cogit.store.git import repo as git
+    from cogit.store.state.documents import new_id
+    from cogit.domain.times import now_iso
 
     def fn(state):
         report.start_apply()
@@ -323,7 +324,7 @@ def apply(home, parsed: Parsed, report: Report, branch: str):
                     report.count("engagement")
         if not report.added:
             return None
-        from cogit.store.write import Change
+        from cogit.store.write.transact import Change
 
         what = ", ".join(f"{n} {k}" for k, n in report.added.items())
         return Change(f"Import from nox-cognitive ({parsed.name}): {what}", trailers=trailers)
@@ -333,7 +334,7 @@ def apply(home, parsed: Parsed, report: Report, branch: str):
 
 def _apply_focus(state, focus: dict, allow, now: str, report: Report) -> None:
     from cogit.imports import iso as to_iso
-    from cogit.learn.ledger import parse_time as ledger_time
+    from cogit.domain.ledger import parse_time as ledger_time
 
     doc = state["focus"]
     if (doc.get("current") == stored_form(focus["current"], allow)
@@ -351,7 +352,7 @@ def _apply_focus(state, focus: dict, allow, now: str, report: Report) -> None:
 
 
 def _merge_heuristic(old: dict, e: Entry, now: str) -> bool:
-    from cogit.learn.ledger import parse_time as ledger_time
+    from cogit.domain.ledger import parse_time as ledger_time
 
     changed = False
     if e.use_count > int(old.get("use_count") or 0):
@@ -366,7 +367,7 @@ def _merge_heuristic(old: dict, e: Entry, now: str) -> bool:
 
 
 def _apply_engagement(home, state, eng: dict, branch: str) -> bool:
-    from cogit.learn.ledger import parse_time as ledger_time
+    from cogit.domain.ledger import parse_time as ledger_time
 
     doc = state["engagement"]
     prev_m, prev_t = _previous_engagement(home, branch)

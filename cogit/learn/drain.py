@@ -17,13 +17,14 @@ from cogit.errors import CogitError, Locked
 from cogit.locking import LockTimeout, file_lock
 from cogit.paths import Home
 from cogit.runtime import Session, empty_agg, fold_prefix, list_sessions, owner_gone
-from cogit.store import repo as git
+from cogit.store.git import repo as git
 from cogit.store.memory import add_item
-from cogit.store.provenance import Provenance
-from cogit.store.state import find, now_iso
+from cogit.store.git.provenance import Provenance
+from cogit.store.state.documents import find
+from cogit.domain.times import now_iso
 from cogit.redact import redact
-from cogit.store.scrub import allowlist
-from cogit.store.write import Change, State, transact
+from cogit.store.write.scrub import allowlist
+from cogit.store.write.transact import Change, State, transact
 
 RECENT = 300  # commits searched for an already-committed fold id
 
@@ -214,7 +215,7 @@ def _unstored(home: Home, state: dict, item: dict, fold_id: str, error: Exceptio
     import json
 
     from cogit.paths import safe_name
-    from cogit.store.write import log_note
+    from cogit.store.write.transact import log_note
 
     from cogit.redact import clip  # redact, then cut
 
@@ -315,3 +316,15 @@ def fold(session_state: dict, pending: dict):
         return Change(summary, body=body)
 
     return apply
+
+
+def stale_minutes(home) -> float:
+    """hooks.session_stale_minutes as the hooks read it (the digest cache's settings), else 30."""
+    from cogit.store.cache.digest import cache_path
+    import json as _json
+
+    try:
+        settings = _json.loads(cache_path(home, "main").read_text("utf-8"))["settings"]
+        return float(settings.get("hooks", {}).get("session_stale_minutes", 30))
+    except Exception:
+        return 30.0

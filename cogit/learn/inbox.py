@@ -14,27 +14,18 @@ reflection) waits in `proposals` for `cogit accept` or `cogit reject`.
 
 from __future__ import annotations
 
-import re
-import secrets
-
+from cogit.domain.tombstones import (MAX_TEXT, PROPOSAL_SECTIONS, bury, drop_if_buried, normalize, reflections_list as _list,
+                                     short_id as _new_id, tombstone_of)
 from cogit.errors import ItemNotFound, UsageError
-from cogit.store import repo as git
-from cogit.store.state import new_id, now_iso
-from cogit.store.write import Change, State, transact
+from cogit.store.git import repo as git
+from cogit.store.state.documents import new_id
+from cogit.domain.times import now_iso
+from cogit.store.write.transact import Change, State, transact
 
-# reflections: the insights, patterns and questions of a model (a command or an endpoint)
-PROPOSAL_SECTIONS = ("heuristics", "learnings", "avoidances", "rules", "focus", "reflections")
 KINDS = ("insight", "pattern", "question")
 DEFAULT_AUTO_ACCEPT = ("agent",)
 MAX_PENDING = 100  # the inbox holds at most this many; more is dropped (and named) until a person reviews
-MAX_TOMBSTONES = 500  # the oldest go first (history keeps them)
-MAX_TEXT = 2000
 CATEGORIES = ("insight", "feedback", "pattern", "mistake")
-
-
-def normalize(text: str) -> str:
-    """What "the same thing" means: case, punctuation and spacing do not count."""
-    return " ".join(re.sub(r"[\W_]+", " ", str(text).casefold()).split())
 
 
 def auto_accept(config) -> tuple[str, ...]:
@@ -45,58 +36,6 @@ def auto_accept(config) -> tuple[str, ...]:
 
 def _doc(state: State) -> dict:
     return state["reflections"]
-
-
-def _list(state: State, key: str) -> list:
-    doc = _doc(state)
-    if not isinstance(doc.get(key), list):
-        doc[key] = []
-    return doc[key]
-
-
-def _new_id(prefix: str, taken: set) -> str:
-    while True:
-        candidate = f"{prefix}-{secrets.token_hex(3)}"
-        if candidate not in taken:
-            return candidate
-
-
-def tombstone_of(state: State, text: str) -> dict | None:
-    norm = normalize(text)
-    for t in _doc(state).get("tombstones") or []:
-        if normalize(t.get("text", "")) == norm:
-            return t
-    return None
-
-
-def drop_if_buried(state: State, text: str) -> dict | None:
-    """The tombstone of `text`, its drop counted (the commit names the drop); None if none."""
-    stone = tombstone_of(state, text)
-    if stone is not None:
-        now = now_iso()
-        stone["dropped"] = int(stone.get("dropped") or 0) + 1
-        stone["last_dropped_at"] = now
-        stone["updated_at"] = now
-    return stone
-
-
-def bury(state: State, section: str, text: str, reason: str, item: str | None = None) -> dict | None:
-    """Leave a tombstone for `text` (none if one is there already); returns the new one."""
-    from cogit.redact import clip  # redact, then cut (here and below): never a part of a secret
-
-    text = clip(str(text).strip(), MAX_TEXT, 0, "")
-    if not text or section not in PROPOSAL_SECTIONS + ("reflections",) or tombstone_of(state, text) is not None:
-        return None
-    stones = _list(state, "tombstones")
-    now = now_iso()
-    stone = {"id": _new_id("t", {t.get("id") for t in stones}), "section": section, "text": text, "reason": reason,
-             "created_at": now, "updated_at": now}
-    if item:
-        stone["item"] = str(item)[:40]
-    stones.append(stone)
-    if len(stones) > MAX_TOMBSTONES:
-        del stones[: len(stones) - MAX_TOMBSTONES]
-    return stone
 
 
 def _known(state: State, section: str, text: str) -> bool:
@@ -246,7 +185,7 @@ def propose(home, proposals: list, prov, branch: str = git.MAIN) -> dict:
     """Propose memory in one commit (`prov.source` is the source; the MCP server uses `agent`).
 
     Returns the add_proposals result plus "commit" (sha or None when nothing changed)."""
-    from cogit.store.write import main_config
+    from cogit.store.write.transact import main_config
 
     holder: dict = {}
 
@@ -319,7 +258,7 @@ def reject(ids: list[str]):
         for p in _take(state, ids):
             bury(state, p["section"], p["text"], "rejected", p["id"])
             if p["section"] == "rules" and p.get("detector"):  # nor may a detector bring it back
-                from cogit.learn.rules import bury as bury_rule
+                from cogit.domain.tombstones import bury_rule
 
                 bury_rule(state, {"id": p["id"], "detector": p["detector"], "signature": p.get("signature") or "",
                                   "text": p["text"]}, "reject")

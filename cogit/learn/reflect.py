@@ -33,10 +33,11 @@ from importlib import resources
 
 from cogit.errors import CogitError, UsageError
 from cogit.paths import Home
-from cogit.store import repo as git
-from cogit.store.provenance import Provenance, parse
-from cogit.store.state import new_id, now_iso
-from cogit.store.write import Change, State, load_state, transact
+from cogit.store.git import repo as git
+from cogit.store.git.provenance import Provenance, parse
+from cogit.store.state.documents import new_id
+from cogit.domain.times import now_iso
+from cogit.store.write.transact import Change, State, load_state, transact
 
 MAX_ANSWER_BYTES = 256 * 1024  # read at most this much of an answer; more is refused before parsing
 DEFAULTS = {"endpoint": None, "model": None, "command": None, "timeout_s": 60.0, "auto": True,
@@ -141,7 +142,7 @@ def _check_url(url: str) -> None:
 
 
 def answer_schema() -> dict:
-    from cogit.store.schema import schema
+    from cogit.store.state.schema import schema
 
     return schema("reflection-answer")
 
@@ -155,7 +156,8 @@ def _bullets(lines: list[str], empty: str = "(none)") -> str:
 
 
 def build_prompt(state: dict, sessions: list[str], config=None) -> str:
-    from cogit.learn import detectors, rank
+    from cogit.learn import detectors
+    from cogit.domain import rank
 
     focus = state.get("focus") or {}
     focus_text = " ".join(str(focus.get("current") or "(none)").split())
@@ -358,7 +360,7 @@ def parse_answer(text: str, source: str = "the answer") -> dict:
     """The answer as data, validated against schemas/reflection-answer.schema.json."""
     from jsonschema import Draft202012Validator
 
-    from cogit.store import yamlio
+    from cogit.store.state import yamlio
 
     if len(text.encode("utf-8")) > MAX_ANSWER_BYTES:
         raise ReflectionFailed(f"{source} is over {MAX_ANSWER_BYTES:,} bytes; refused, nothing was committed")
@@ -427,7 +429,7 @@ def builtin_answer(state: dict, past_tools: dict | None, rule_evidence: dict, no
     - a rule whose pattern happened 2+ times in sessions that were shown it;
     - a heuristic never used 14+ days after it was added.
     """
-    from cogit.learn.ledger import DAY, parse_time
+    from cogit.domain.ledger import DAY, parse_time
 
     now = time.time() if now is None else now
     insights, patterns, questions, heuristics, learnings = [], [], [], [], []
@@ -477,9 +479,9 @@ def builtin_answer(state: dict, past_tools: dict | None, rule_evidence: dict, no
 def gather(home: Home, branch: str = git.MAIN) -> dict:
     """What a reflection reads: the state, recent sessions, the tools of TREND_SESSIONS
     sessions ago, the rule ledger."""
-    from cogit.learn import ledger
-    from cogit.store import yamlio
-    from cogit.store.memory import open_existing
+    from cogit.learn import ledger_history
+    from cogit.store.state import yamlio
+    from cogit.store.git.repo import open_existing
 
     repo = open_existing(home)
     try:
@@ -518,10 +520,10 @@ def gather(home: Home, branch: str = git.MAIN) -> dict:
             pivot = session_shas[min(TREND_SESSIONS, len(session_shas)) - 1]
             if pivot.parents:
                 past_tools = yamlio.plain(dict(load_state(repo, pivot.parents[0]))).get("tools")
-        evidence = ledger.read(repo, branch)
+        evidence = ledger_history.read(repo, branch)
         if branch != git.MAIN:
             # The project's rules and the global ones shown there: both are the project's concern.
-            for rid, entries in ledger.read(repo, git.MAIN).items():
+            for rid, entries in ledger_history.read(repo, git.MAIN).items():
                 evidence[rid] = sorted(evidence.get(rid, []) + entries, key=lambda e: e.time)
             own = {r.get("id") for r in (state.get("rules") or {}).get("items") or []}
             state.setdefault("rules", {"items": []})
@@ -574,7 +576,7 @@ def reflect(home: Home, *, endpoint: str | None = None, model: str | None = None
     # A model's answer may quote a secret (its prompt never holds one, but a model or a
     # command can say anything): what is printed, stored or proposed is the redacted answer.
     from cogit.redact import redact_tree
-    from cogit.store.scrub import allowlist, clean_tree
+    from cogit.store.write.scrub import allowlist, clean_tree
 
     # (and without control characters: no terminal escape reaches the screen, no NUL history)
     answer = redact_tree(clean_tree(answer), [0], allowlist(config))

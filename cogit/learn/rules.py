@@ -26,13 +26,17 @@ from __future__ import annotations
 import os
 import time
 
-from cogit.learn import detectors, ledger
+from cogit.learn import detectors
+from cogit.domain import ledger
+from cogit.learn import ledger_history
 from cogit.learn.record import TRACE, read_trace
 from cogit.paths import Home
-from cogit.store import repo as git
-from cogit.store.provenance import Provenance
-from cogit.store.state import new_id, now_iso
-from cogit.store.write import Change, State, main_config, transact
+from cogit.store.git import repo as git
+from cogit.store.git.provenance import Provenance
+from cogit.store.state.documents import new_id
+from cogit.domain.times import now_iso
+from cogit.domain.tombstones import bury_rule as bury, buried  # noqa: F401 (bury: the CLI and inbox name it here)
+from cogit.store.write.transact import Change, State, main_config, transact
 
 
 def new_rule(state: State, text: str, detector: str, signature: str = "", source: str = "detector", trigger: str = "") -> dict:
@@ -46,34 +50,6 @@ def new_rule(state: State, text: str, detector: str, signature: str = "", source
         rule["trigger"] = trigger[:100]
     state["rules"]["items"].append(rule)
     return rule
-
-
-MAX_TOMBSTONES = 500
-
-
-def bury(state: State, rule: dict, reason: str) -> dict | None:
-    """A removed rule stays removed: its detector and signature get a tombstone (`forget`,
-    `revert` of its creation, `reject` of its proposal); the same pattern then creates no
-    rule and adds evidence to nothing, until `cogit rules lift`."""
-    detector, signature = str(rule.get("detector") or ""), str(rule.get("signature") or "")
-    if not detector or buried(state["rules"], detector, signature) is not None:
-        return None
-    stones = state["rules"].setdefault("tombstones", [])
-    rid = str(rule.get("id") or "-")[:40]
-    stone = {"id": rid, "detector": detector[:100], "signature": signature[:300], "rule": rid,
-             "text": " ".join(str(rule.get("text") or "").split())[:2000] or "-", "reason": reason, "at": now_iso()}
-    stones.append(stone)
-    if len(stones) > MAX_TOMBSTONES:
-        del stones[: len(stones) - MAX_TOMBSTONES]
-    return stone
-
-
-def buried(doc, detector: str, signature: str) -> dict | None:
-    """The tombstone on this detector and signature, if any."""
-    for stone in (doc or {}).get("tombstones") or []:
-        if stone.get("detector") == detector and str(stone.get("signature") or "") == signature:
-            return stone
-    return None
 
 
 def lift(key: str):
@@ -173,7 +149,7 @@ def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | No
             return None  # forgotten since it was shown
         repo = git.open_repo(home.memory)
         try:
-            entries = ledger.read(repo, branch).get(rule["id"], [])
+            entries = ledger_history.read(repo, branch).get(rule["id"], [])
         finally:
             repo.close()
         now = int(time.time())
@@ -228,7 +204,7 @@ def _global_evidence(home: Home, kind: str, rule: dict, branch: str, injected: b
     def apply(state: State) -> Change | None:
         repo = git.open_repo(home.memory)
         try:
-            entries = ledger.read(repo, branch).get(rule["id"], [])
+            entries = ledger_history.read(repo, branch).get(rule["id"], [])
         finally:
             repo.close()
         entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", int(time.time()), injected)]
@@ -287,7 +263,7 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
     try:
         config = main_config(repo)
         branches = [branch] + ([git.MAIN] if branch != git.MAIN else [])
-        from cogit.store.write import load_state
+        from cogit.store.write.transact import load_state
 
         rules_docs = {b: (load_state(repo, git.head(repo, b)).get("rules") or {}) for b in branches if git.head(repo, b)}
         rules_of = {b: list(doc.get("items") or []) for b, doc in rules_docs.items()}
@@ -435,7 +411,7 @@ def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: P
         if rule is None and rule_id in scoped:  # a project's evidence of a global rule
             repo = git.open_repo(home.memory)
             try:
-                entries = ledger.read(repo, branch, also_reverted=target).get(rule_id, [])
+                entries = ledger_history.read(repo, branch, also_reverted=target).get(rule_id, [])
             finally:
                 repo.close()
             scoped[rule_id] = ledger.cache_fields(entries)  # kept at zero: a revert of this revert counts it again
@@ -446,7 +422,7 @@ def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: P
                              hint=f"Bring the rule back first (`cogit log --item {rule_id}`, then `cogit revert` of the commit that removed it).")
         repo = git.open_repo(home.memory)
         try:
-            entries = ledger.read(repo, branch, also_reverted=target).get(rule_id, [])
+            entries = ledger_history.read(repo, branch, also_reverted=target).get(rule_id, [])
         finally:
             repo.close()
         rule.update(ledger.cache_fields(entries))
@@ -464,7 +440,7 @@ def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: P
 
 def _created_by(home: Home, target: str, rule_id: str) -> bool:
     """Whether commit `target` created rule `rule_id` (its parent had no such rule)."""
-    from cogit.store.write import load_state
+    from cogit.store.write.transact import load_state
 
     repo = git.open_repo(home.memory)
     try:
@@ -487,7 +463,7 @@ def entries_of(repo, rule_id: str, branch: str, books: dict) -> list:
     recorded of it (each piece of evidence is in exactly one scope), oldest first."""
     def book(b):
         if b not in books:
-            books[b] = ledger.read(repo, b)
+            books[b] = ledger_history.read(repo, b)
         return books[b]
 
     entries = [_labelled(e, branch) for e in book(branch).get(rule_id, [])]
@@ -504,8 +480,8 @@ def _labelled(ev, branch: str):
 
 def listing(home: Home, branches: list[str] | None = None, now: float | None = None) -> list[dict]:
     """Every rule with its ledger-derived numbers (`cogit rules`), best first."""
-    from cogit.store.memory import open_existing
-    from cogit.store.write import load_state
+    from cogit.store.git.repo import open_existing
+    from cogit.store.write.transact import load_state
 
     now = time.time() if now is None else now
     repo = open_existing(home)
@@ -553,8 +529,8 @@ def _row(rule: dict, entries: list, branch: str, now: float, config) -> dict:
 def show(home: Home, rule_id: str, now: float | None = None) -> dict:
     """One rule, its ledger from history and its confidence over time (`cogit rules show`)."""
     from cogit.errors import ItemNotFound
-    from cogit.store.memory import open_existing
-    from cogit.store.write import load_state
+    from cogit.store.git.repo import open_existing
+    from cogit.store.write.transact import load_state
 
     now = time.time() if now is None else now
     repo = open_existing(home)

@@ -18,7 +18,7 @@ from cogit.errors import CogitError
 from cogit.learn import reflect as engine
 from cogit.locking import LockTimeout, file_lock
 from cogit.paths import Home
-from cogit.store import repo as git
+from cogit.store.git import repo as git
 
 
 def marker_path(home: Home):
@@ -39,7 +39,7 @@ def _marker(home: Home) -> dict:
 
 def due(home: Home, state: dict, now: float | None = None) -> tuple[bool, str]:
     """(due, why) from main's state and the marker."""
-    from cogit.learn.ledger import parse_time
+    from cogit.domain.ledger import parse_time
 
     now = time.time() if now is None else now
     from cogit import machine_settings

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 
-from cogit.store.state import SINGULAR, now_iso
+from cogit.store.state.documents import SINGULAR
+from cogit.domain.times import now_iso
 
 THRESHOLD = 0.8
 _WORD = re.compile(r"\w+")
@@ -66,7 +67,7 @@ def nearest(items: list, text: str) -> tuple[dict, float] | None:
 def stored_text(text: str, state) -> str:
     """`text` as the write path will store it: its secrets redacted (main's allowlist kept)."""
     from cogit.redact import redact
-    from cogit.store.scrub import allowlist
+    from cogit.store.write.scrub import allowlist
 
     return redact(text, allowlist(state.get("config")))[0]
 
@@ -82,7 +83,7 @@ class Found:
 def or_evidence(section: str, text: str, apply, found: Found):
     """Wrap an add: when `section` holds a near duplicate of `text`, count one more piece
     of evidence on it (`evidence`, and `updated_at`) instead of adding; else add."""
-    from cogit.store.write import Change
+    from cogit.store.write.transact import Change
 
     def wrapped(state):
         items = state[section]["items"]

@@ -34,7 +34,7 @@ from pathlib import Path
 from cogit.errors import Locked
 from cogit.locking import LockTimeout, file_lock, queued_lock
 from cogit.paths import Home
-from cogit.store.notes import log_note
+from cogit.store.write.notes import log_note
 
 LOOSE_LIMIT = 1000  # loose objects that trigger packing them (git's gc.auto: 6700)
 PACK_LIMIT = 8  # packs that trigger folding them into one (git's gc.autoPackLimit: 50)
@@ -95,7 +95,7 @@ def _catch_up_history(home: Home) -> list[str]:
     """Index the session's new commits for `why` / `log --item` and refresh the newest
     commits `log -n N` reads (cogit/store/history_index.py), here in the detached
     session-end work, so the next query after many commits does not pay for them."""
-    from cogit.store.history import catch_up
+    from cogit.store.history.log import catch_up
 
     try:
         catch_up(home)
@@ -155,7 +155,7 @@ def _git_repack(git_bin: str, home: Home, full: bool) -> bool:
 
 
 def _dulwich_pack(home: Home, full: bool) -> bool:
-    from cogit.store import repo as git
+    from cogit.store.git import repo as git
 
     try:
         repo = git.open_repo(home.memory)
@@ -187,7 +187,7 @@ def _trim_reflogs(home: Home, force: bool) -> list[str]:
                 long.append(path)
     if not long:
         return []
-    from cogit.store.write import memory_lock
+    from cogit.store.write.transact import memory_lock
 
     out = []
     try:

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import os
 
-from cogit.errors import CogitError, NotInitialized, UsageError
+from cogit.errors import CogitError, UsageError
 from cogit.paths import Home
-from cogit.store import repo as git
-from cogit.store import yamlio
-from cogit.store.provenance import Provenance, message
-from cogit.store.schema import SECTIONS
-from cogit.store.state import CATEGORIES, STATE_FILES, filename, find, new_id, now_iso, template_text  # noqa: F401
-from cogit.store.write import Change, State, load_state, transact
+from cogit.store.git import repo as git
+from cogit.store.git import worktree
+from cogit.store.git.repo import open_existing
+from cogit.store.state import yamlio
+from cogit.store.git.provenance import Provenance, message
+from cogit.store.state.schema import SECTIONS
+from cogit.store.state.documents import CATEGORIES, STATE_FILES, filename, find, new_id, template_text  # noqa: F401
+from cogit.domain.times import now_iso  # noqa: F401
+from cogit.store.write.transact import Change, State, load_state, transact
 
 
 def init(home: Home) -> tuple[bool, str]:
@@ -35,22 +38,13 @@ def init(home: Home) -> tuple[bool, str]:
         # made in the same second, or their histories would look related (see machine_committer).
         sha = git.commit(repo, git.MAIN, files, message("Create memory", "", prov), prov.author_line(),
                          git.machine_committer(repo), None)
-        git.sync_worktree(repo, home.memory, files, STATE_FILES)
-        from cogit.store import digest
+        worktree.sync_worktree(repo, home.memory, files, STATE_FILES)
+        from cogit.store.cache import digest
 
         digest.refresh(home, repo, git.MAIN)
         return True, sha
     finally:
         repo.close()
-
-
-def open_existing(home: Home):
-    if not (home.memory / ".git").exists():
-        raise NotInitialized(
-            f"no cogit memory at {home.root}",
-            hint="Run `cogit init` first (or set COGIT_HOME to the memory home you meant).",
-        )
-    return git.open_repo(home.memory)
 
 
 def read(home: Home, at: str | None = None, branch: str = git.MAIN) -> tuple[str | None, dict]:
@@ -107,12 +101,12 @@ def forget(item_id: str, tombstone: bool = False):
         section, index, item = find(state, item_id)
         del state[section]["items"][index]
         if tombstone and item.get("source") == "reflection":
-            from cogit.learn.inbox import bury
+            from cogit.domain.tombstones import bury
 
             bury(state, section, item.get("text", ""), "forgotten", item_id)
         body = ""
         if tombstone and section == "rules":  # the detector must not recreate it (issue 22)
-            from cogit.learn.rules import bury as bury_rule
+            from cogit.domain.tombstones import bury_rule
 
             if bury_rule(state, item, "forget"):
                 body = (f"Tombstone on detector {item.get('detector')} and its signature: the same pattern makes no new rule "
@@ -158,7 +152,7 @@ def commit_hand_edits(home: Home, message_text: str | None = None):
     """Validate and commit hand edits made in the memory's working tree.
 
     One invalid file refuses the whole commit (InvalidState names file, line, field)."""
-    from cogit.store.write import commit_locked, dirty_files, human_edit, memory_lock
+    from cogit.store.write.transact import commit_locked, dirty_files, human_edit, memory_lock
 
     repo = open_existing(home)
     try:
@@ -183,7 +177,7 @@ def commit_hand_edits(home: Home, message_text: str | None = None):
 
 def replace_section(section: str, data: bytes):
     """A person's edit of one whole section (from `cogit edit`)."""
-    from cogit.store import schema
+    from cogit.store.state import schema
 
     def apply(state: State) -> Change:
         state[section] = schema.parse(section, data, filename(section))
@@ -223,7 +217,7 @@ def editor_command() -> list[str]:
 def worktree_text(home: Home, section: str) -> bytes:
     """The text `cogit edit` starts from: the working tree's file (a hand edit waiting in it
     included), else the committed one. A symlink or folder there is refused (InvalidState)."""
-    data = git.read_regular(home.memory, filename(section))
+    data = worktree.read_regular(home.memory, filename(section))
     return data if data is not None else committed_text(home, git.MAIN, section)
 
 

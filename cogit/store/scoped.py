@@ -14,9 +14,9 @@ import heapq
 
 from cogit.errors import CogitError, ItemNotFound, RevisionNotFound
 from cogit.paths import Home
-from cogit.store import history
-from cogit.store import repo as git
-from cogit.store.memory import open_existing
+from cogit.store.history import log as history
+from cogit.store.git import repo as git
+from cogit.store.git.repo import open_existing
 from cogit.store.scopes import GLOBAL, Scope, is_project, project_name, resolve
 
 
@@ -108,8 +108,8 @@ def scopes_with_commit(home: Home, rev: str) -> list[Scope]:
 
 def scopes_with_item(home: Home, item_id: str) -> list[Scope]:
     """Every scope whose current memory holds an item with this id."""
-    from cogit.store.state import ITEM_SECTIONS
-    from cogit.store.write import load_state
+    from cogit.store.state.documents import ITEM_SECTIONS
+    from cogit.store.write.transact import load_state
 
     repo = open_existing(home)
     try:
@@ -175,8 +175,8 @@ def where(scope: Scope) -> str:
 
 def summary(home: Home, scope: Scope) -> dict:
     """A project's part of `cogit status`: name, branch, head, item counts."""
-    from cogit.store.state import ITEM_SECTIONS
-    from cogit.store.write import load_state
+    from cogit.store.state.documents import ITEM_SECTIONS
+    from cogit.store.write.transact import load_state
 
     repo = open_existing(home)
     try:

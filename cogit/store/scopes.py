@@ -20,12 +20,13 @@ from dataclasses import dataclass
 from cogit.errors import ItemNotFound, NotInitialized, UsageError
 from cogit.paths import Home
 from cogit.scope import project_of, slugify
-from cogit.store import repo as git
-from cogit.store import yamlio
-from cogit.store.provenance import Provenance
-from cogit.store.snapshot import project_name  # noqa: F401  (the rule lives where the write path reaches it)
-from cogit.store.state import ITEM_SECTIONS, SINGULAR, find, new_id, now_iso
-from cogit.store.write import Change, State, commit_locked, create_root, load_state, main_config, memory_lock  # noqa: F401
+from cogit.store.git import repo as git
+from cogit.store.state import yamlio
+from cogit.store.git.provenance import Provenance
+from cogit.store.cache.snapshot import project_name  # noqa: F401  (the rule lives where the write path reaches it)
+from cogit.store.state.documents import ITEM_SECTIONS, SINGULAR, find, new_id
+from cogit.domain.times import now_iso
+from cogit.store.write.transact import Change, State, commit_locked, create_root, load_state, main_config, memory_lock  # noqa: F401
 
 PREFIX = "project/"
 GLOBAL_NAMES = ("global", "main")
@@ -233,7 +234,7 @@ def _scoped(prov: Provenance, scope: Scope) -> Provenance:
 
 def preview(home: Home, scope: Scope) -> dict:
     """A project's own state and the digest an agent in it gets (global plus project)."""
-    from cogit.store import digest
+    from cogit.digest import assemble as digest
     repo = _open(home)
     try:
         sha = git.head(repo, scope.branch)

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Callable
 
 from cogit.errors import InvalidState
-from cogit.store import loader, schema, yamlio
-from cogit.store import canonical_reader
-from cogit.store import repo as git
-from cogit.store.state import STATE_FILES, filename, section_of_file
+from cogit.store.state import loader, schema, yamlio
+from cogit.store.state import canonical_reader
+from cogit.store.git import repo as git
+from cogit.store.state.documents import STATE_FILES, filename, section_of_file
 
 Progress = Callable[[bytes], None]
 PARALLEL_FROM = 40  # below this many blobs, starting workers costs more than it saves

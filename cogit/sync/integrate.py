@@ -24,16 +24,17 @@ from typing import Callable
 
 from cogit.errors import Conflict
 from cogit.paths import Home
-from cogit.store import digest
-from cogit.store import repo as git
-from cogit.store import yamlio
+from cogit.store.cache import digest
+from cogit.store.git import repo as git
+from cogit.store.git import worktree
+from cogit.store.state import yamlio
 from cogit.sync import incoming
 from cogit.sync.merge import FieldConflict, merge_states
-from cogit.store.provenance import Provenance, parse
-from cogit.store.schema import SECTIONS
-from cogit.store.state import STATE_FILES
+from cogit.store.git.provenance import Provenance, parse
+from cogit.store.state.schema import SECTIONS
+from cogit.store.state.documents import STATE_FILES
 from cogit.store.scopes import is_project, project_name
-from cogit.store.write import Change, State, absorb_hand_edits, commit_locked, load_state, memory_lock
+from cogit.store.write.transact import Change, State, absorb_hand_edits, commit_locked, load_state, memory_lock
 
 CONFLICT_TAG = "[cogit-conflict] "
 MAX_BASE_DEPTH = 4  # criss-cross merges nest virtual bases; deeper ones take the first base
@@ -116,7 +117,7 @@ def _move(home: Home, repo, branch: str, ours: str | None, theirs: str) -> None:
     """Fast-forward (or create) a branch: compare-and-swap the ref, then the worktree and digest."""
     checked_out = git.checked_out_branch(repo) == branch
     if checked_out:
-        git.mark_pending(home.memory, ours)  # see store/recover.py
+        worktree.mark_pending(home.memory, ours)  # see store/recover.py
     if ours is None:
         ok = git.create_branch(repo, branch, theirs)
     else:
@@ -125,8 +126,8 @@ def _move(home: Home, repo, branch: str, ours: str | None, theirs: str) -> None:
         raise Conflict(f"branch {branch} moved while pulling", hint="Run the command again.")
     if checked_out:
         old, new = git.read_files(repo, ours), git.read_files(repo, theirs)
-        git.sync_worktree(repo, home.memory, {n: new.get(n) for n in set(old) | set(new) if old.get(n) != new.get(n)}, STATE_FILES)
-        git.clear_pending(home.memory)
+        worktree.sync_worktree(repo, home.memory, {n: new.get(n) for n in set(old) | set(new) if old.get(n) != new.get(n)}, STATE_FILES)
+        worktree.clear_pending(home.memory)
     digest.refresh(home, repo, branch)
     redact_arrived(home, repo, branch)
 
@@ -138,8 +139,8 @@ def redact_arrived(home: Home, repo, branch: str) -> None:
     hold none (a merge is redacted by the write path already). History keeps what arrived:
     `cogit scan` names it."""
     from cogit.redact import find
-    from cogit.store import schema
-    from cogit.store.state import filename
+    from cogit.store.state import schema
+    from cogit.store.state.documents import filename
 
     files = git.read_files(repo, git.head(repo, branch))
     dirty = {s: files[filename(s)] for s in SECTIONS
@@ -226,7 +227,7 @@ class MergeConflicts:
 
 def list_conflicts(home: Home, branch: str = git.MAIN, limit: int | None = None) -> list[MergeConflicts]:
     """Merge commits of `branch` that recorded conflicts, newest first."""
-    from cogit.store.memory import open_existing
+    from cogit.store.git.repo import open_existing
 
     repo = open_existing(home)
     try:

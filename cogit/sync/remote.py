@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 
 from cogit.errors import CogitError, InvalidState, PushRejected, UsageError
 from cogit.paths import Home
-from cogit.store import repo as git
+from cogit.store.git import repo as git
 from cogit.sync import transport
 from cogit.sync.remotes import _STALE_MARKERS
 from cogit.sync.integrate import BranchResult, Note, Progress, integrate, syncable
-from cogit.store.memory import open_existing
-from cogit.store.write import busy_lock, memory_lock
+from cogit.store.git.repo import open_existing
+from cogit.store.write.transact import busy_lock, memory_lock
 
 DEFAULT_TIMEOUT = transport.DEFAULT_TIMEOUT
 PUSH_RETRIES = 3
@@ -107,7 +107,7 @@ def pick_remote(home: Home, name: str | None) -> tuple[str, str]:
     try:
         found = git.remotes(repo)
         if name is None:
-            from cogit.store.write import main_config
+            from cogit.store.write.transact import main_config
 
             from cogit import machine_settings
 
@@ -130,7 +130,7 @@ def pick_remote(home: Home, name: str | None) -> tuple[str, str]:
 
 def transport_setting(home: Home | None) -> str:
     """$COGIT_SYNC_TRANSPORT, else config sync.transport (auto|git|dulwich; auto when unset)."""
-    from cogit.store.write import main_config
+    from cogit.store.write.transact import main_config
 
     if os.environ.get("COGIT_SYNC_TRANSPORT") or home is None:
         return os.environ.get("COGIT_SYNC_TRANSPORT") or "auto"

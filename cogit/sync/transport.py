@@ -132,7 +132,7 @@ def _measure_local(repo, path: str, url: str) -> None:
     unread (the same bound as packscan's for a fetched pack)."""
     from dulwich.repo import Repo
 
-    from cogit.store import repo as git
+    from cogit.store.git import repo as git
     from cogit.sync.packscan import _HINT
 
     with Repo(path) as source:
@@ -169,7 +169,7 @@ def _measure_local(repo, path: str, url: str) -> None:
 
 
 def _too_big(url: str, commit: str, what: str, size: int) -> str:
-    from cogit.store.repo import MAX_OBJECT_BYTES
+    from cogit.store.git.repo import MAX_OBJECT_BYTES
 
     return (f"refused the pull from {_redact(url)}: commit {commit[:10]}: {what} is {size} bytes, "
             f"over the {MAX_OBJECT_BYTES}-byte limit of any memory object")
@@ -179,7 +179,7 @@ def _fetch_measured(client, path, repo, determine_wants, progress, url):
     """client.fetch, with the pack measured (packscan) before dulwich indexes any of it."""
     import tempfile
 
-    from cogit.store.repo import MAX_OBJECT_BYTES
+    from cogit.store.git.repo import MAX_OBJECT_BYTES
     from cogit.sync import packscan
 
     pack_dir = os.path.join(repo.object_store.path, "pack")

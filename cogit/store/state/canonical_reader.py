@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from cogit.store import yamlio
+from cogit.store.state import yamlio
 
 _DECODER = json.JSONDecoder()
 _INT = re.compile(r"^-?[0-9]+$")

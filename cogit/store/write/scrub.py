@@ -9,27 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from cogit.domain.text import clean_text  # noqa: F401 (the write path cleans with it)
 from cogit.errors import InvalidState
 from cogit.redact import redact, redact_tree
-from cogit.store import schema, yamlio
+from cogit.store.state import schema, yamlio
 
 
-# Control characters (but tab and newline), DEL and the C1 controls: never stored. A NUL in a
-# commit message fails `git fsck` (and a checking remote refuses that push and every later
-# one); the others are terminal escapes and invisible text, in YAML as in messages.
-_CONTROL = dict.fromkeys([c for c in range(32) if c not in (9, 10)] + list(range(0x7F, 0xA0)))
-
-
-def clean_text(text: str) -> str:
-    """`text` without control characters, a lone surrogate (from a JSON `\\ud800`) as U+FFFD."""
-    if text.isascii() and text.replace("\n", "").replace("\t", "").isprintable():
-        return text
-    text = text.translate(_CONTROL)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
-    return text
 
 
 def clean_tree(value):

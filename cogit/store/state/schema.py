@@ -17,7 +17,7 @@ from typing import Any
 # cogit/store/schemacheck.py refuses (none of schemas/ today), never by reading memory.
 
 from cogit.errors import InvalidState
-from cogit.store import yamlio
+from cogit.store.state import yamlio
 
 SECTIONS = (
     "focus",
@@ -92,7 +92,7 @@ def prepare(sch: dict):
     cogit's schemas use and refuses the rest; a schema it refuses is validated by jsonschema
     (imported only then). Either answers `iter_errors` with errors that have `path`,
     `message`, `validator`, `validator_value` and `instance`."""
-    from cogit.store import schemacheck
+    from cogit.store.state import schemacheck
 
     try:
         return schemacheck.compile_schema(sch, {"date-time": _is_date_time})

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 
-from cogit.learn import ledger
+from cogit.domain import ledger
 
 HALF_LIFE_DAYS = 30.0
 

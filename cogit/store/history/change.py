@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from cogit.store.sections import ITEM_SECTIONS, SINGULAR
+from cogit.domain.sections import ITEM_SECTIONS, SINGULAR
 
 _MISSING = object()
 MAX_FIELDS = 6

@@ -21,9 +21,10 @@ from __future__ import annotations
 import os
 
 from cogit.paths import Home
-from cogit.store import repo as git
-from cogit.store.notes import log_note
-from cogit.store.state import STATE_FILES
+from cogit.store.git import repo as git
+from cogit.store.git import worktree
+from cogit.store.write.notes import log_note
+from cogit.store.state.documents import STATE_FILES
 
 TOP_LOCKS = ("HEAD.lock", "index.lock", "config.lock", "packed-refs.lock", "shallow.lock")
 
@@ -61,7 +62,7 @@ def recover(home: Home) -> None:
             cleared.append(name)
     if cleared:
         _log(home, f"cleared stale lock and temporary file(s) left by a killed writer: {', '.join(sorted(cleared))}")
-    old = git.read_pending(home.memory)
+    old = worktree.read_pending(home.memory)
     if old is not None:
         _finish_worktree(home, old or None)
 
@@ -182,13 +183,13 @@ def _finish_worktree(home: Home, old: str | None) -> None:
         head = git.head(repo, branch)
         new_files = git.read_files(repo, head)
         old_files = git.read_files(repo, old) if old and old.encode() in repo.object_store else {}
-        current = git.worktree_files(home.memory, sorted(STATE_FILES))
+        current = worktree.worktree_files(home.memory, sorted(STATE_FILES))
         fix = {n: new_files.get(n) for n in STATE_FILES
                if current.get(n) != new_files.get(n) and current.get(n) == old_files.get(n)}
         if fix:
-            git.sync_worktree(repo, home.memory, fix, STATE_FILES)
-        git.reset_index(repo, home.memory, head, STATE_FILES)
-        git.clear_pending(home.memory)
+            worktree.sync_worktree(repo, home.memory, fix, STATE_FILES)
+        worktree.reset_index(repo, home.memory, head, STATE_FILES)
+        worktree.clear_pending(home.memory)
         _log(home, f"finished the working tree of {branch} at {(head or '')[:12]} after an interrupted write"
                    + (f" ({', '.join(sorted(fix))})" if fix else ""))
     finally:

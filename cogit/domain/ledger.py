@@ -3,7 +3,7 @@
 Every detection and suppression is a commit (`Cogit-Event: rule.detect` / `rule.suppress`,
 `Cogit-Rule: ID`, `Cogit-Session: ID`). The ledger of a rule is the list of those commits
 reachable from its branch's head, minus the ones a reachable `cogit revert` undid (a
-revert that was itself reverted counts again).
+revert that was itself reverted counts again); cogit/learn/ledger_history.py reads it.
 
 Confidence, with D detections, S suppressions, E = D + S, and d days since the newest
 evidence (the rule's creation if it has none):
@@ -144,53 +144,13 @@ def scope_caches(rules_docs: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
-def read(repo, branch: str, also_reverted: str | None = None) -> dict[str, list[Evidence]]:
-    """rule id -> its evidence, oldest first, from the history of `branch`.
-
-    `also_reverted`: a commit to count as reverted (the revert being committed right now)."""
-    from cogit.store import repo as git
-    from cogit.store.provenance import parse
-
-    found: list[Evidence] = []
-    reverts: dict[str, list[str]] = {}
-    for info in git.walk(repo, git.head(repo, branch)):
-        msg = info.message
-        if "Cogit-Rule: " not in msg and "Cogit-Reverts: " not in msg and "Cogit-Ledger: " not in msg:
-            continue
-        summary, body, trailers = parse(msg)
-        target = trailers.get("Cogit-Reverts")
-        if target:
-            reverts.setdefault(target, []).append(info.sha)
-        event = trailers.get("Cogit-Event")
-        if event in EVENTS and trailers.get("Cogit-Rule"):
-            found.append(Evidence("detect" if event == DETECT else "suppress", trailers["Cogit-Rule"],
-                                  trailers.get("Cogit-Session", "-"), info.sha, info.time,
-                                  trailers.get("Cogit-Injected") == "yes", summary))
-        elif trailers.get("Cogit-Ledger") and str(event).startswith("import."):
-            found.extend(imported_entries(body, info.sha, summary))
-    if also_reverted:
-        reverts.setdefault(also_reverted, []).append("(this revert)")
-    memo: dict[str, bool] = {}
-
-    def undone(sha: str, depth: int = 0) -> bool:
-        if sha not in memo:
-            memo[sha] = depth < 50 and any(not undone(r, depth + 1) for r in reverts.get(sha, []))
-        return memo[sha]
-
-    out: dict[str, list[Evidence]] = {}
-    for ev in sorted(reversed(found), key=lambda e: e.time):  # oldest first, stable within a second
-        if not undone(ev.sha):
-            out.setdefault(ev.rule, []).append(ev)
-    return out
-
-
 LEDGER_HEADER = "Imported ledger (rule kind time session key):"
 _LINE = None
 
 
 def ledger_line(ev: Evidence) -> str:
     """One imported entry as a line of the import commit's body."""
-    from cogit.store.state import now_iso
+    from cogit.domain.times import now_iso
 
     return f"{ev.rule} {ev.kind} {now_iso(ev.time)} {ev.session} {ev.key}"
 
@@ -216,7 +176,7 @@ def imported_entries(body: str, sha: str, summary: str = "") -> list[Evidence]:
 
 def cache_fields(entries: list[Evidence]) -> dict:
     """The rules.yaml cache of a ledger."""
-    from cogit.store.state import now_iso
+    from cogit.domain.times import now_iso
 
     det = [e for e in entries if e.kind == "detect"]
     sup = [e for e in entries if e.kind == "suppress"]

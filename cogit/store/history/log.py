@@ -9,16 +9,17 @@ from dataclasses import dataclass
 
 from cogit.errors import CogitError, Conflict, RevisionNotFound
 from cogit.paths import Home
-from cogit.store import repo as git
-from cogit.store import yamlio
-from cogit.store import history_index as hx
-from cogit.store.diff import ItemChange, diff_states
-from cogit.store.history_index import Entry, parse_since  # noqa: F401 - re-exported
-from cogit.store.memory import open_existing
-from cogit.store.provenance import Provenance, parse
-from cogit.store import canonical_reader, loader
-from cogit.store.state import ITEM_SECTIONS, default_doc, now_iso, section_of_file
-from cogit.store.write import Change, State, load_state, transact
+from cogit.store.git import repo as git
+from cogit.store.state import yamlio
+from cogit.store.history import index as hx
+from cogit.store.history.diff import ItemChange, diff_states
+from cogit.store.history.index import Entry, parse_since  # noqa: F401 - re-exported
+from cogit.store.git.repo import open_existing
+from cogit.store.git.provenance import Provenance, parse
+from cogit.store.state import canonical_reader, loader
+from cogit.store.state.documents import ITEM_SECTIONS, default_doc, section_of_file
+from cogit.domain.times import now_iso
+from cogit.store.write.transact import Change, State, load_state, transact
 
 
 def _entry(info: git.CommitInfo) -> Entry:
@@ -307,11 +308,15 @@ def diff(home: Home, rev_a: str | None = None, rev_b: str | None = None, *, raw:
         repo.close()
 
 
-def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN):
+def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN, *, revert_evidence=None):
     """Undo exactly the item changes of commit `rev`, as a new commit.
 
     Later commits that changed other items are kept. If a later commit changed
     one of the same items, nothing is changed and Conflict names both commits.
+
+    A rule's evidence commit is a ledger entry, not an item change: it is handed to
+    `revert_evidence(home, target, summary, rule_id, prov, branch)` (the CLI passes
+    cogit/learn/rules.py's; learning sits above the store, so it is a parameter).
     """
     repo = open_existing(home)
     try:
@@ -319,8 +324,9 @@ def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN):
         info = git.info(repo, target)
         _, _, tr = parse(info.message)
         if tr.get("Cogit-Rule") and (tr.get("Cogit-Event") in ("rule.detect", "rule.suppress") or tr.get("Cogit-Reverts")):
-            from cogit.learn.rules import revert_evidence  # evidence is a ledger entry (cogit/learn/ledger.py)
-
+            if revert_evidence is None:
+                raise CogitError(f"commit {target[:10]} is evidence of rule {tr['Cogit-Rule']}, a ledger entry",
+                                 hint="Revert it with `cogit revert`, which rewrites the rule's ledger.")
             return revert_evidence(home, target, _entry(info).summary, tr["Cogit-Rule"], prov, branch)
         if not info.parents:
             raise CogitError("that is the commit that created memory; it cannot be reverted",
@@ -393,7 +399,7 @@ def _proposals_added(repo, sha: str, parent: str) -> list[dict]:
 def _bury_reverted(state: State, changes: list[ItemChange], proposed: list[dict]) -> None:
     """A reverted proposal leaves a tombstone: items from a reflection that the revert
     removes, and the commit's proposals still waiting for review (which go too)."""
-    from cogit.learn.inbox import bury
+    from cogit.domain.tombstones import bury
 
     for c in changes:
         if c.op == "+" and c.section in ITEM_SECTIONS and (c.new or {}).get("source") == "reflection":

@@ -14,10 +14,10 @@ import json
 import os
 from pathlib import Path
 
-from cogit.store import repo as git
-from cogit.store import schema, yamlio
-from cogit.store.schema import SECTIONS
-from cogit.store.state import default_doc, filename
+from cogit.store.git import repo as git
+from cogit.store.state import schema, yamlio
+from cogit.store.state.schema import SECTIONS
+from cogit.store.state.documents import default_doc, filename
 
 _MEMO: dict[tuple[str, str], dict] = {}
 _MEMO_LIMIT = 4096

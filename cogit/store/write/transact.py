@@ -22,14 +22,16 @@ from cogit.errors import Conflict, InvalidState, Locked
 from cogit.locking import LockTimeout, queued_lock
 from cogit.paths import Home
 from cogit.redact import clip, redact, redact_tree
-from cogit.store.notes import log_note
-from cogit.store.scrub import allowlist, clean_tree, redact_raw
-from cogit.store import repo as git
-from cogit.store import loader, schema, yamlio
-from cogit.store.provenance import COMMITTER, Provenance, message
-from cogit.store.state import (ITEM_SECTIONS, STATE_FILES, SINGULAR, apply_caps, default_doc, filename, now_iso, section_of_file,
-                               shrink_to_fit, stamp_changes, template_text)
-from cogit.store.schema import SECTIONS, short_message
+from cogit.store.write.notes import log_note
+from cogit.store.write.scrub import allowlist, clean_tree, redact_raw
+from cogit.store.git import repo as git
+from cogit.store.git import worktree
+from cogit.store.state import loader, schema, yamlio
+from cogit.store.git.provenance import COMMITTER, Provenance, message
+from cogit.store.state.documents import (ITEM_SECTIONS, STATE_FILES, SINGULAR, apply_caps, default_doc, filename, section_of_file,
+                                         shrink_to_fit, stamp_changes, template_text)
+from cogit.domain.times import now_iso
+from cogit.store.state.schema import SECTIONS, short_message
 
 
 class State(dict):
@@ -198,7 +200,7 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         expected = create_root(repo, branch, prov.project, prov)
     checked_out = git.checked_out_branch(repo) == branch
     if checked_out:
-        git.mark_pending(home.memory, expected)  # see store/recover.py
+        worktree.mark_pending(home.memory, expected)  # see store/recover.py
     sha = git.commit(
         repo,
         branch,
@@ -211,12 +213,12 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         keep_only=STATE_FILES,
     )
     if checked_out:
-        git.sync_worktree(repo, home.memory, files, STATE_FILES)
-        git.clear_pending(home.memory)
-    from cogit.store import digest
+        worktree.sync_worktree(repo, home.memory, files, STATE_FILES)
+        worktree.clear_pending(home.memory)
+    from cogit.store.cache import digest
 
     digest.refresh(home, repo, branch, {branch: state})
-    from cogit.store import snapshot  # what the cold `show` / `status` read (checked against the head)
+    from cogit.store.cache import snapshot  # what the cold `show` / `status` read (checked against the head)
 
     snapshot.save(home, repo, branch, sha, parents=[p for p in [expected, *extra_parents] if p])
     return WriteResult(sha, change.summary, sorted(section_of_file(n) for n in files), pruned, redactions[0])
@@ -260,7 +262,7 @@ def memory_lock(home: Home, timeout: float | None = None):
     """
     timeout = lock_wait() if timeout is None else timeout
     with busy_lock(home.lock, timeout, "memory is in use by another cogit process"):
-        from cogit.store.recover import recover
+        from cogit.store.write.recover import recover
 
         recover(home)
         yield
@@ -345,11 +347,11 @@ def dirty_files(home: Home, repo) -> dict[str, bytes | None]:
     """State files in the working tree that differ from the checked-out branch's commit."""
     branch = git.checked_out_branch(repo) or git.MAIN
     names = [filename(s) for s in SECTIONS]
-    suspects = git.changed_by_stat(repo, home.memory, names)  # cheap: no file is read if stats match
+    suspects = worktree.changed_by_stat(repo, home.memory, names)  # cheap: no file is read if stats match
     if not suspects:
         return {}
     committed = git.read_files(repo, git.head(repo, branch))
-    current = git.worktree_files(home.memory, suspects)
+    current = worktree.worktree_files(home.memory, suspects)
     return {n: current[n] for n in suspects if current[n] != committed.get(n) and not (current[n] is None and n not in committed)}
 
 

@@ -217,7 +217,7 @@ class Index:
 
     def changes(self, sha: str, item_id: str):
         """The commit's changes to `item_id`, as ItemChange."""
-        from cogit.store.change import ItemChange
+        from cogit.store.history.change import ItemChange
 
         try:
             return [ItemChange(op, section, key, text, [tuple(f) for f in fields])

@@ -71,7 +71,7 @@ class Provenance:
 
 def _clean(text: str) -> str:
     """No control character (but newline), no lone surrogate: what `git fsck --strict` and UTF-8 accept."""
-    from cogit.store.scrub import clean_text
+    from cogit.domain.text import clean_text
 
     return clean_text(str(text))
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 from cogit.paths import Home
-from cogit.store import digest
-from cogit.store import repo as git
-from cogit.store import snapshot
-from cogit.store.memory import open_existing
-from cogit.store.state import ITEM_SECTIONS
-from cogit.store.write import dirty_files, load_state
+from cogit.digest import assemble as digest
+from cogit.store.git import repo as git
+from cogit.store.cache import snapshot
+from cogit.store.cache import digest as digest_cache
+from cogit.store.git.repo import open_existing
+from cogit.store.state.documents import ITEM_SECTIONS
+from cogit.store.write.transact import dirty_files, load_state
 
 
 def status(home: Home) -> dict:
@@ -25,7 +26,7 @@ def status(home: Home) -> dict:
             snapshot.save(home, repo, branch, head, commits=commits)  # the next cold `status` reads it
     finally:
         repo.close()
-    cache = digest.cache_path(home, branch)
+    cache = digest_cache.cache_path(home, branch)
     info = None
     if cache.exists():
         d = json.loads(cache.read_text("utf-8"))

@@ -29,7 +29,7 @@ import os
 from cogit import jsonio
 from cogit.heads import ref_head
 from cogit.paths import Home, safe_name
-from cogit.store.sections import ITEM_SECTIONS, SECTIONS
+from cogit.domain.sections import ITEM_SECTIONS, SECTIONS
 
 VERSION = 1
 MAIN = "main"  # = store.repo.MAIN (that module imports dulwich)
@@ -176,9 +176,10 @@ def _worktree_clean(home: Home, blobs: dict) -> bool:
     return True
 
 
-def status_info(home: Home, cwd: str) -> dict | None:
-    """`cogit status`'s dict (store.status.status plus its `project`), or None when a
-    snapshot cannot answer for all of it."""
+def status_info(home: Home, cwd: str, attention) -> dict | None:
+    """`cogit status`'s dict (cogit/status.py `status` plus its `project`), or None when a
+    snapshot cannot answer for all of it. `attention(home, hand_edits)` is cogit/doctor.py's
+    (passed in: the store sits below doctor)."""
     try:
         if any(os.scandir(os.path.join(home.top, "runtime", "sessions"))):
             return None  # records waiting are counted by store.status.unsaved_sessions (it imports learn.drain)
@@ -210,8 +211,6 @@ def status_info(home: Home, cwd: str) -> dict | None:
             info = {"chars": d["chars"], "tokens": d["tokens"], "cut": d["cut"], "budget": snap["budget"]}
         except Exception:  # noqa: BLE001 - the full path reads it again and says what is wrong
             return None
-    from cogit.doctor import attention
-
     out = {
         "home": home.top,  # = str(home.root): Home.resolve makes it absolute and normal
         "branch": branch,
@@ -240,8 +239,8 @@ def project_name(repo, branch: str, depth: int = 50) -> str:
     """A project's name as its commits record it (Cogit-Project), else its slug.
 
     The rule lives here, where the write path reaches it; store.scopes re-exports it."""
-    from cogit.store import repo as git
-    from cogit.store.provenance import parse
+    from cogit.store.git import repo as git
+    from cogit.store.git.provenance import parse
 
     for info in git.walk(repo, git.head(repo, branch), max_entries=depth):
         name = parse(info.message)[2].get("Cogit-Project")
@@ -257,8 +256,9 @@ def save(home: Home, repo, branch: str, head: str, *, commits: int | None = None
     when `head`'s only parent is the commit that snapshot was made from, else the count
     store/status.py kept for `head`, else none (`status` then counts on its full path).
     Never fails: a snapshot that cannot be written only costs the next read its speed."""
-    from cogit.store import digest, loader, yamlio
-    from cogit.store import repo as git
+    from cogit.digest import assemble as digest
+    from cogit.store.state import loader, yamlio
+    from cogit.store.git import repo as git
 
     try:
         blobs = git.blob_ids(repo, head)
@@ -300,7 +300,7 @@ def _kept_count(home: Home, head: str) -> int | None:
 
 def keep(home: Home, branches) -> None:
     """After a full read: snapshot each branch at its head, so the next cold read is quick."""
-    from cogit.store import repo as git
+    from cogit.store.git import repo as git
 
     if not (home.memory / ".git").exists():
         return

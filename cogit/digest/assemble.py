@@ -1,9 +1,8 @@
 """The digest: what the agent is told at session start, compiled when memory changes.
 
-Compiling needs YAML and git, so it happens after each commit (in the write path),
-never in a hook. The result is cached as one small JSON file per scope under
-runtime/digest/, with the commit it was compiled from and a JSON snapshot of the
-settings the hooks need, so the hooks read it with the standard library alone.
+Compiling needs the state read from git and YAML, so it happens after each commit
+(the write path calls cogit/store/cache/digest.py, which reads the states and keeps
+the result), never in a hook. This module is the pure part: states in, text out.
 
 The digest has a budget in characters (config digest.max_chars, default 2000,
 about 500 tokens, never above 9000), shared by the sections by rank. When items do
@@ -12,13 +11,6 @@ one line, that memory is active and how the user adds to it.
 """
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
-
-from cogit.paths import Home, safe_name
-from cogit.store import repo as git
-from cogit.store import yamlio
 
 HARD_LIMIT = 9000
 TIME_RESERVE = 80  # the hook prepends the time of day at injection time
@@ -37,7 +29,7 @@ def _items(state, section):
 
 def _ranked(state, config=None) -> dict[str, list[dict]]:
     """Each section by its documented score (cogit/learn/rank.py), never by file order."""
-    from cogit.learn import rank
+    from cogit.domain import rank
 
     out = {s: rank.ranked(s, _items(state, s), config=config) for s in ("heuristics", "learnings", "avoidances", "rules")}
     # Reflections' insights and patterns (not their open questions), newest first like learnings.
@@ -60,7 +52,7 @@ def _line(section: str, item: dict, config=None) -> str:
     if section == "rules":
         import time
 
-        from cogit.learn import ledger
+        from cogit.domain import ledger
 
         c = ledger.of_item(item, time.time(), config)
         return f"• {text} [{item['id']}] (confidence {c:.0%})"
@@ -110,7 +102,7 @@ def compile_text(scopes: list[tuple[str, dict]], config) -> dict:
     ranked = [{s: [dict(i, _scope=name) for i in items] for s, items in _ranked(state, config).items()}
               for name, state in reversed(scopes)]  # the project first
     merged = {section: _interleave([r[section] for r in ranked]) for section in HEADINGS}
-    from cogit.learn import rank  # the rotating slot: every item gets its turn within the floor
+    from cogit.domain import rank  # the rotating slot: every item gets its turn within the floor
 
     turn = sum(int(((s.get("tools") or {}).get("sessions")) or 0) for _, s in scopes)
     merged = {section: rank.rotate(items, int(per.get(section, 5)), turn) for section, items in merged.items()}
@@ -179,74 +171,3 @@ def fresh(scopes: list[tuple[str, dict]], config) -> dict:
                   if (st.get("focus") or {}).get("current")), "")
     return {"fresh": items, "ids": ids, "focus": focus[:300]}
 
-
-def hook_settings(config) -> dict:
-    """The part of config that the hooks read, as plain JSON: never a setting that acts
-    (`sync.auto`...): the hooks take those from this machine's own file alone
-    (cogit/machine_settings.py)."""
-    from cogit.machine_settings import without_local
-
-    config = without_local(yamlio.plain(config or {}))
-    return {k: config.get(k, {}) for k in ("digest", "hooks", "learning", "senses", "sync", "projects", "caps", "redaction")}
-
-
-def cache_path(home: Home, branch: str) -> Path:
-    return home.digests / f"{safe_name(branch.replace('/', '--'))}.json"
-
-
-def _with_scope_evidence(repo, main_state: dict, known: dict) -> dict:
-    """main's state whose global rules also count their evidence from project scopes
-    (cogit/learn/ledger.py `combine`): what a rule earned in a project keeps it shown."""
-    from cogit.learn import ledger
-    from cogit.store import loader
-    from cogit.store.state import filename
-
-    docs = []
-    for b in git.branches(repo):
-        if not b.startswith("project/"):
-            continue
-        if b in known:
-            docs.append(known[b].get("rules") or {})
-            continue
-        blob = git.blob_ids(repo, git.head(repo, b)).get(filename("rules"))
-        if blob:
-            docs.append(loader.parse_blob(repo, "rules", blob))
-    caches = ledger.scope_caches(docs)
-    if not caches:
-        return main_state
-    rules = dict(main_state.get("rules") or {})
-    rules["items"] = [ledger.combine(r, caches.get(r.get("id"), [])) for r in rules.get("items") or []]
-    return dict(main_state, rules=rules)
-
-
-def refresh(home: Home, repo, branch: str, known: dict | None = None) -> None:
-    """Recompile the cached digest of `branch` (and of every project when main changed).
-
-    `known` maps branch -> state already in memory (the write path passes what it
-    just committed), so nothing is read twice."""
-    from cogit.store.loader import load_plain as _load
-
-    known = known or {}
-
-    def load_state(repo, sha, _branch=None):
-        return known[_branch] if _branch in known else _load(repo, sha)
-
-    targets = [branch]
-    if branch == git.MAIN or ((known.get(branch) or {}).get("rules") or {}).get("global_evidence"):
-        # main changed, or a project's evidence of global rules did: every scope shows them.
-        targets = [git.MAIN] + [b for b in git.branches(repo) if b.startswith("project/")]
-    main_sha = git.head(repo, git.MAIN)
-    main_state = _with_scope_evidence(repo, load_state(repo, main_sha, git.MAIN), known)
-    for target in targets:
-        scopes = [("global", main_state)]
-        heads = {git.MAIN: main_sha}
-        if target != git.MAIN:
-            sha = git.head(repo, target)
-            scopes.append((target, load_state(repo, sha, target)))
-            heads[target] = sha
-        config = main_state.get("config")  # settings rule from main, in every scope
-        compiled = compile_text(scopes, config)
-        compiled.update(branch=target, heads=heads, settings=hook_settings(config), **fresh(scopes, config))
-        path = cache_path(home, target)
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        git.write_atomic(path, json.dumps(compiled, ensure_ascii=False).encode("utf-8"), durable=False)

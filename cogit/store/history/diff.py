@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cogit.store.change import MAX_FIELDS, _MISSING, ItemChange, _short  # noqa: F401 - ItemChange re-exported
-from cogit.store.schema import SECTIONS
-from cogit.store.state import ITEM_SECTIONS, SINGULAR
+from cogit.store.history.change import MAX_FIELDS, _MISSING, ItemChange, _short  # noqa: F401 - ItemChange re-exported
+from cogit.store.state.schema import SECTIONS
+from cogit.store.state.documents import ITEM_SECTIONS, SINGULAR
 
 
 def _flatten(doc: Any, prefix: str = "") -> dict[str, Any]:

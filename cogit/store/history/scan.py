@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from cogit.redact import find
-from cogit.store import repo as git
+from cogit.store.git import repo as git
 
 
 @dataclass

@@ -8,14 +8,13 @@ everything here works on both, since both are dicts and lists.
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from cogit.errors import ItemNotFound
-from cogit.store import yamlio
-from cogit.store.schema import SECTIONS
+from cogit.store.state import yamlio
+from cogit.store.state.schema import SECTIONS
 # The names live in store/sections.py (no store imports, for the cold reads); re-exported here.
-from cogit.store.sections import CATEGORIES, ITEM_SECTIONS, PLURAL, SINGULAR, section_name  # noqa: F401
+from cogit.domain.sections import CATEGORIES, ITEM_SECTIONS, PLURAL, SINGULAR, section_name  # noqa: F401
 
 PREFIX = {"heuristics": "h", "learnings": "l", "avoidances": "a", "reflections": "rf", "rules": "ru"}
 
@@ -42,10 +41,6 @@ def section_of_file(name: str) -> str | None:
     if name.endswith(".yaml") and name[:-5] in SECTIONS:
         return name[:-5]
     return None
-
-
-def now_iso(t: float | None = None) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if t is None else t))
 
 
 def template_text(section: str) -> str:
@@ -100,7 +95,7 @@ def _sort_key_oldest(item) -> tuple:
 def _prune_order(section: str):
     """Which item goes first when a section is over its cap (earliest in the sorted list)."""
     if section in ("heuristics", "rules"):
-        from cogit.learn.rank import prune_key  # lowest score first, never the best-proven
+        from cogit.domain.rank import prune_key  # lowest score first, never the best-proven
 
         return prune_key(section)
     return _sort_key_oldest

@@ -1,0 +1,50 @@
+"""A rule's ledger read from history: the evidence commits reachable from a branch's head.
+
+What counts (detections, suppressions, imported entries, minus what a reachable revert
+undid) is described in cogit/domain/ledger.py, which holds the arithmetic; this is the
+half that walks git.
+"""
+
+from __future__ import annotations
+
+from cogit.domain.ledger import DETECT, EVENTS, Evidence, imported_entries
+
+
+def read(repo, branch: str, also_reverted: str | None = None) -> dict[str, list[Evidence]]:
+    """rule id -> its evidence, oldest first, from the history of `branch`.
+
+    `also_reverted`: a commit to count as reverted (the revert being committed right now)."""
+    from cogit.store.git import repo as git
+    from cogit.store.git.provenance import parse
+
+    found: list[Evidence] = []
+    reverts: dict[str, list[str]] = {}
+    for info in git.walk(repo, git.head(repo, branch)):
+        msg = info.message
+        if "Cogit-Rule: " not in msg and "Cogit-Reverts: " not in msg and "Cogit-Ledger: " not in msg:
+            continue
+        summary, body, trailers = parse(msg)
+        target = trailers.get("Cogit-Reverts")
+        if target:
+            reverts.setdefault(target, []).append(info.sha)
+        event = trailers.get("Cogit-Event")
+        if event in EVENTS and trailers.get("Cogit-Rule"):
+            found.append(Evidence("detect" if event == DETECT else "suppress", trailers["Cogit-Rule"],
+                                  trailers.get("Cogit-Session", "-"), info.sha, info.time,
+                                  trailers.get("Cogit-Injected") == "yes", summary))
+        elif trailers.get("Cogit-Ledger") and str(event).startswith("import."):
+            found.extend(imported_entries(body, info.sha, summary))
+    if also_reverted:
+        reverts.setdefault(also_reverted, []).append("(this revert)")
+    memo: dict[str, bool] = {}
+
+    def undone(sha: str, depth: int = 0) -> bool:
+        if sha not in memo:
+            memo[sha] = depth < 50 and any(not undone(r, depth + 1) for r in reverts.get(sha, []))
+        return memo[sha]
+
+    out: dict[str, list[Evidence]] = {}
+    for ev in sorted(reversed(found), key=lambda e: e.time):  # oldest first, stable within a second
+        if not undone(ev.sha):
+            out.setdefault(ev.rule, []).append(ev)
+    return out
