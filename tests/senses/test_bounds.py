@@ -160,6 +160,7 @@ def test_prompt_cut_keeps_the_head_and_the_tail():
     assert prompts.explicit_request("remember this: the log below is from staging\n\n" + log) == "the log below is from staging"
     assert prompts.praise("Perfect, thanks!\n" + log) == "Perfect"
     assert read_prompt("Refactor the exporter\n" + log)["summary"].startswith("Refactor the exporter")
-    # white space is shortened, kind kept: a blank line still ends a remembered text
-    assert prompts.explicit_request("remember:  a  b \n \n c") == "a b"
-    assert prompts.explicit_request("remember: a\nb") == "a b"
+    # white space is shortened, kind kept: a blank line still ends a remembered text (a
+    # lesson is words: "remember: a b" is too short to be one since the phrasing corpus)
+    assert prompts.explicit_request("remember:  use  tabs \n \n c") == "use tabs"
+    assert prompts.explicit_request("remember: use\ntabs") == "use tabs"
