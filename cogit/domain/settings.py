@@ -36,6 +36,7 @@ SETTINGS = {
     "learning.rule_dormant_days": (SHARED, "how rules decay"),
     "learning.rule_half_life_days": (SHARED, "how rules decay"),
     "learning.rule_min_confidence": (SHARED, "how rules decay"),
+    "learning.rule_idle_sessions": (SHARED, "when a rule never relevant leaves the digest"),
     "learning.detectors.error_loop.min_failures": (SHARED, "a detector threshold"),
     "learning.detectors.repeated_read.min_reads": (SHARED, "a detector threshold"),
     "learning.detectors.circular_search.min_repeats": (SHARED, "a detector threshold"),

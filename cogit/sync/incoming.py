@@ -39,12 +39,12 @@ def validate(repo, tips: dict[str, str], known: list[str], progress: Progress | 
     `known`. Raises InvalidState naming the first bad one; returns how many were checked.
     `walked` gets, per branch, how many commits new to this machine it brought (the one
     walk of the pulled history: integrate reports these instead of walking again)."""
-    todo = check_structure(repo, tips, known, walked)
+    todo = check_structure(repo, tips, known, walked, progress)
     return _check_files(repo, todo, progress)
 
 
 def check_structure(repo, tips: dict[str, str], known: list[str], walked: dict[str, int] | None = None,
-                    ) -> dict[str, tuple[str, str, str]]:
+                    progress: Progress | None = None) -> dict[str, tuple[str, str, str]]:
     """Every commit reachable from `tips` and not from `known` holds only state files as
     regular blobs under the size limit, each measured from its header before any is read
     (InvalidState naming the first that does not). Returns the state files to parse:
@@ -87,6 +87,7 @@ def _check_files(repo, todo: dict[str, tuple[str, str, str]], progress: Progress
     # Files in cogit's own layout are read here, each new list entry once (canonical_reader);
     # only the rest (a person's layout, or invalid) go to ruamel.yaml, in workers when many.
     slow = []
+    tick = _ticker(progress)
     for n, job in enumerate(jobs, 1):
         tick("Reading pulled memory files", n, len(jobs))
         if not check_fast(repo, *job):
