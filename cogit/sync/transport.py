@@ -133,6 +133,7 @@ def _measure_local(repo, path: str, url: str) -> None:
     from dulwich.repo import Repo
 
     from cogit.store.git import repo as git
+    from cogit.store.git import object_sizes
     from cogit.sync.packscan import _HINT
 
     with Repo(path) as source:
@@ -152,7 +153,7 @@ def _measure_local(repo, path: str, url: str) -> None:
                 if tree_id in seen or tree_id in repo.object_store:
                     continue
                 seen.add(tree_id)
-                _, size = git.object_header(source, tree_id)
+                _, size = object_sizes.object_header(source, tree_id)
                 if size > git.MAX_OBJECT_BYTES:
                     raise git.InvalidState(_too_big(url, commit, f"tree {prefix or '/'}", size), hint=_HINT)
                 for entry in source[tree_id].items():
@@ -163,7 +164,7 @@ def _measure_local(repo, path: str, url: str) -> None:
                         todo.append((entry.sha, commit, name + "/"))
                         continue
                     seen.add(entry.sha)
-                    _, size = git.object_header(source, entry.sha)
+                    _, size = object_sizes.object_header(source, entry.sha)
                     if size > git.MAX_OBJECT_BYTES:
                         raise git.InvalidState(_too_big(url, commit, f"entry {name[:80]!r}", size), hint=_HINT)
 
