@@ -134,7 +134,7 @@ def tool_why(view: View, item_id: str, limit: int = 20) -> dict:
 
 
 def tool_rules(view: View, rule_id: str | None = None) -> dict | list:
-    from cogit.learn.rules import listing, show
+    from cogit.learn.rule_listing import listing, show
 
     if rule_id:
         row = show(view.home, _text(rule_id, "rule id", 40))

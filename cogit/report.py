@@ -110,8 +110,8 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
           max_commits: int = MAX_COMMITS, now: float | None = None) -> dict:
     """Everything the page shows, as plain JSON-able data."""
     from cogit.domain import ledger
-    from cogit.learn.rules import _row as rule_row
-    from cogit.learn.rules import entries_of
+    from cogit.learn.rule_listing import _row as rule_row
+    from cogit.learn.rule_listing import entries_of
 
     if max_commits < 1:
         raise UsageError("--max-commits must be at least 1", hint="Give how many of the newest commits to show, e.g. --max-commits 400.")

@@ -8,7 +8,8 @@ import time
 
 from cogit.learn.inbox import add_proposals, normalize
 from cogit.domain.ledger import Evidence
-from cogit.learn.reflect import builtin_answer, parse_answer
+from cogit.learn.reflect import parse_answer
+from cogit.learn.reflect_builtin import builtin_answer
 from cogit.sync.merge import merge_states
 from cogit.domain.times import now_iso
 

@@ -52,7 +52,7 @@ def test_non_state_schema_is_valid_draft_2020_12(name):
 
 
 def test_reflection_prompt_template_names_every_placeholder():
-    from cogit.learn.reflect import build_prompt, template
+    from cogit.learn.reflect_prompt import build_prompt, template
 
     text = template()
     for key in ("focus", "heuristics", "learnings", "avoidances", "rules", "tools", "sequences", "sessions", "schema"):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cogit.errors import PushRejected, RemoteError
-from cogit.sync import transport
+from cogit.sync import dulwich_clients, transport
 from cogit.sync.transport import remote_kind
 from gitservers import (  # noqa: F401  (fixtures)
     silent_server,
@@ -419,10 +419,10 @@ def test_openssh_gets_batch_mode_and_timeouts(monkeypatch):
             seen["args"], seen["env"] = args, kw["env"]
             raise OSError("stop here")
 
-    monkeypatch.setattr(transport.subprocess, "Popen", FakePopen)
+    monkeypatch.setattr(dulwich_clients.subprocess, "Popen", FakePopen)
     monkeypatch.setenv("GIT_DIR", "/somewhere")
     with pytest.raises(OSError):
-        transport._ssh_vendor(7.2).run_command("host", b"git-upload-pack '/x'", port=2222)
+        dulwich_clients._ssh_vendor(7.2).run_command("host", b"git-upload-pack '/x'", port=2222)
     args = seen["args"]
     assert args[:2] == ["ssh", "-x"]
     for opt in ("BatchMode=yes", "ConnectTimeout=8", "ServerAliveInterval=8"):

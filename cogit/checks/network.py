@@ -11,9 +11,10 @@ ENDPOINT_TIMEOUT = 3.0
 
 def check_remotes(repo, offline: bool) -> list[Finding]:
     from cogit.store.git import repo as git
+    from cogit.store.git import remotes as git_remotes
     from cogit.sync import transport
 
-    remotes = git.remotes(repo)
+    remotes = git_remotes.remotes(repo)
     if not remotes:
         return [Finding("remotes", "ok", "no remotes (`cogit remote add NAME URL` to sync machines)")]
     if offline:

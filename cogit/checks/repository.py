@@ -40,10 +40,11 @@ def check_fsck(home) -> list[Finding]:
         return [Finding("fsck", "fail", f"`git fsck` found damage: {'; '.join(lines[:3])[:400]}", _damage_hint(home),
                         extra={"tool": "git"})]
     from cogit.store.git import repo as git
+    from cogit.store.git import objects as git_objects
 
     repo = git.open_repo(home.memory)
     try:
-        problems = git.check_objects(repo)
+        problems = git_objects.check_objects(repo)
     finally:
         repo.close()
     if problems:
@@ -289,8 +290,9 @@ def _born(home) -> float | None:
 
 def check_size(home, config, fix: bool, damaged: bool) -> list[Finding]:
     from cogit.store.git import repo as git
+    from cogit.store.git import objects as git_objects
 
-    loose, size = git.object_stats(home.memory)
+    loose, size = git_objects.object_stats(home.memory)
     max_loose = doctor_setting(config, "max_loose_objects")
     max_mb = doctor_setting(config, "max_repo_mb")
     facts = {"loose_objects": loose, "bytes": size}
@@ -299,7 +301,7 @@ def check_size(home, config, fix: bool, damaged: bool) -> list[Finding]:
         if fix and not damaged:
             try:
                 packed = pack(home)
-                loose, size = git.object_stats(home.memory)
+                loose, size = git_objects.object_stats(home.memory)
                 out.append(Finding("repository", "fixed", f"packed {packed} loose objects into one pack "
                                                           f"({size / 1e6:.1f} MB now, {loose} loose)",
                                    extra={"loose_objects": loose, "bytes": size}))
@@ -322,11 +324,12 @@ def check_size(home, config, fix: bool, damaged: bool) -> list[Finding]:
 def pack(home) -> int:
     """Pack loose objects, inside the memory lock (so no writer adds one meanwhile)."""
     from cogit.store.git import repo as git
+    from cogit.store.git import objects as git_objects
     from cogit.store.write.transact import memory_lock
 
     with memory_lock(home, timeout=10):
         repo = git.open_repo(home.memory)
         try:
-            return git.pack_loose(repo)
+            return git_objects.pack_loose(repo)
         finally:
             repo.close()

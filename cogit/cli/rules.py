@@ -20,7 +20,7 @@ def rules(ctx, as_json: bool, project: str | None) -> None:
     """
     if ctx.invoked_subcommand:
         return
-    from cogit.learn.rules import listing
+    from cogit.learn.rule_listing import listing
 
     obj = ctx.obj
     if project:
@@ -52,7 +52,7 @@ def rules(ctx, as_json: bool, project: str | None) -> None:
 @click.pass_obj
 def rules_show(obj, rule_id: str, as_json: bool) -> None:
     """One rule's ledger (each detection and suppression, with session and commit) and its confidence over time."""
-    from cogit.learn.rules import show
+    from cogit.learn.rule_listing import show
 
     row = show(obj.home, rule_id)
     if as_json:

@@ -22,6 +22,7 @@ def scan(obj, all_branches: bool, as_json: bool) -> None:
     Exits 1 when something is found, with what to do; never prints a secret whole.
     """
     from cogit.store.git import repo as git
+    from cogit.store.git import remotes as git_remotes
     from cogit.store.history.scan import purge_advice, scan as scan_history
     from cogit.store.write.scrub import allowlist
     from cogit.store.write.transact import main_config
@@ -32,7 +33,7 @@ def scan(obj, all_branches: bool, as_json: bool) -> None:
     try:
         branches = git.branches(repo) if all_branches else [git.MAIN]
         findings = scan_history(repo, branches, allowlist(main_config(repo)))
-        remotes = bool(git.remotes(repo))
+        remotes = bool(git_remotes.remotes(repo))
     finally:
         repo.close()
     if as_json:

@@ -21,7 +21,6 @@ Never on a hook's path: `cogit reflect` by hand, or the detached session-end wor
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shlex
@@ -29,7 +28,6 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from importlib import resources
 
 from cogit.errors import CogitError, UsageError
 from cogit.paths import Home
@@ -38,6 +36,10 @@ from cogit.store.git.provenance import Provenance, parse
 from cogit.store.state.documents import new_id
 from cogit.domain.times import now_iso
 from cogit.store.write.transact import Change, State, load_state, transact
+
+from .reflect_builtin import builtin_answer
+from .reflect_log import log
+from .reflect_prompt import _wire_schema, answer_schema, build_prompt, prompt_hash
 
 MAX_ANSWER_BYTES = 256 * 1024  # read at most this much of an answer; more is refused before parsing
 DEFAULTS = {"endpoint": None, "model": None, "command": None, "timeout_s": 60.0, "auto": True,
@@ -88,27 +90,6 @@ class Reflector:
         return BUILTIN_MODEL
 
 
-# --------------------------------------------------------------------------- logging
-
-
-def log_path(home: Home):
-    return home.logs / "reflect.log"
-
-
-def log(home: Home, text: str) -> None:
-    """One timestamped line per failure in runtime/logs/reflect.log (read by `cogit doctor`:
-    every line there is a failure; successes are commits)."""
-    from cogit.redact import redact
-    from cogit.runtime import append_private
-
-    try:
-        home.logs.mkdir(mode=0o700, parents=True, exist_ok=True)
-        line = " ".join(redact(str(text))[0].split())[:2000]
-        append_private(str(log_path(home)), f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {line}\n")
-    except OSError:
-        pass  # a log that cannot be written must not turn a failure into a crash
-
-
 # --------------------------------------------------------------------------- choosing
 
 
@@ -136,67 +117,6 @@ def _check_url(url: str) -> None:
     if not (url.startswith("http://") or url.startswith("https://")) or any(c.isspace() for c in url) or len(url) > 500:
         raise UsageError(f"not an http(s) URL: {url[:100]!r}",
                          hint="Give the OpenAI-compatible base URL, e.g. http://localhost:1234/v1 (LM Studio) or http://localhost:11434/v1 (Ollama).")
-
-
-# --------------------------------------------------------------------------- the prompt
-
-
-def answer_schema() -> dict:
-    from cogit.store.state.schema import schema
-
-    return schema("reflection-answer")
-
-
-def template() -> str:
-    return resources.files("cogit.templates").joinpath("prompts", "reflect.md").read_text("utf-8")
-
-
-def _bullets(lines: list[str], empty: str = "(none)") -> str:
-    return "\n".join(f"- {' '.join(str(x).split())[:300]}" for x in lines) or empty
-
-
-def build_prompt(state: dict, sessions: list[str], config=None) -> str:
-    from cogit.learn import detectors
-    from cogit.domain import rank
-
-    focus = state.get("focus") or {}
-    focus_text = " ".join(str(focus.get("current") or "(none)").split())
-    if focus.get("priorities"):
-        focus_text += "\nPriorities: " + "; ".join(str(p) for p in focus["priorities"])
-    items = lambda s: (state.get(s) or {}).get("items") or []  # noqa: E731
-    heur = [f"{i['text']} (used {i.get('use_count', 0)}x) [{i['id']}]" for i in rank.ranked("heuristics", items("heuristics"))[:20]]
-    learn = [f"[{i.get('category', 'insight')}] {i['text']}" for i in rank.ranked("learnings", items("learnings"))[:20]]
-    avoid = [i["text"] for i in items("avoidances")][:20]
-    rules = [f"{i['text']} (detector {i.get('detector')}, detections {i.get('detections', 0)}, suppressions {i.get('suppressions', 0)}) [{i['id']}]"
-             for i in items("rules")][:20]
-    tools = (state.get("tools") or {})
-    tool_lines = []
-    for name, t in sorted((tools.get("tools") or {}).items(), key=lambda kv: -int(kv[1].get("calls", 0)))[:20]:
-        calls, fails = int(t.get("calls", 0)), int(t.get("failures", 0))
-        mean = int(t.get("duration_ms_total", 0)) // max(1, int(t.get("timed_calls", 0)))
-        tool_lines.append(f"{name}: {calls} calls, {1 - fails / calls if calls else 1:.0%} success, {mean} ms mean")
-    seqs = sorted((tools.get("sequences") or {}).items(), key=lambda kv: (-int(kv[1]), kv[0]))[:10]
-    refl = [f"[{i.get('kind')}] {i['text']}" for i in items("reflections")][-10:]
-    schema_text = json.dumps(_wire_schema(), indent=1)
-    names = ", ".join(list(detectors.BUILTIN) + list(detectors._custom(config)))
-    values = {
-        "focus": focus_text, "heuristics": _bullets(heur), "learnings": _bullets(learn), "avoidances": _bullets(avoid),
-        "rules": _bullets(rules), "tools": _bullets(tool_lines), "sequences": _bullets([f"{k} ({v}x)" for k, v in seqs]),
-        "sessions": _bullets(sessions), "reflections": _bullets(refl), "schema": schema_text, "detectors": names,
-    }
-    text = template()
-    for key, value in values.items():
-        text = text.replace("{{" + key + "}}", value)
-    return text
-
-
-def _wire_schema() -> dict:
-    """The answer schema as sent to a server (without $schema/$id, which some reject)."""
-    return {k: v for k, v in answer_schema().items() if k not in ("$schema", "$id", "title", "description")}
-
-
-def prompt_hash(prompt: str) -> str:
-    return hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:16]
 
 
 # --------------------------------------------------------------------------- asking
@@ -415,62 +335,6 @@ def proposals_of(answer: dict, model: str) -> list[dict]:
     for p in out:
         p["model"] = model
     return out
-
-
-# --------------------------------------------------------------------------- the built-in analysis
-
-
-def builtin_answer(state: dict, past_tools: dict | None, rule_evidence: dict, now: float | None = None) -> dict:
-    """A deterministic reflection from memory alone (see README "Reflection and review").
-
-    - a tool whose success rate over the last sessions fell 15+ points below its rate before;
-    - a tool that fails often (under 70% success over 10+ calls): a learning to propose;
-    - a three-call sequence seen 5+ times: a heuristic worth proposing;
-    - a rule whose pattern happened 2+ times in sessions that were shown it;
-    - a heuristic never used 14+ days after it was added.
-    """
-    from cogit.domain.ledger import DAY, parse_time
-
-    now = time.time() if now is None else now
-    insights, patterns, questions, heuristics, learnings = [], [], [], [], []
-    tools = ((state.get("tools") or {}).get("tools") or {})
-    before = (past_tools or {}).get("tools") or {}
-    for name in sorted(tools):
-        t = tools[name]
-        calls, fails = int(t.get("calls", 0)), int(t.get("failures", 0))
-        old = before.get(name) or {}
-        oc, of = int(old.get("calls", 0)), int(old.get("failures", 0))
-        rc, rf = calls - oc, fails - of
-        if oc >= 5 and rc >= 5 and rf >= 0:
-            then, recent = 1 - of / oc, 1 - rf / rc
-            if then - recent >= 0.15:
-                insights.append(f"{name} succeeded in {recent:.0%} of its last {rc} calls, down from {then:.0%} before: "
-                                "something changed (the tool, the environment, or how it is called).")
-                questions.append(f"What changed for {name} in the recent sessions?")
-        if calls >= 10 and fails / calls > 0.3:
-            learnings.append({"text": f"{name} fails often ({1 - fails / calls:.0%} success over {calls} calls): "
-                                      f"check its inputs before calling it, and read the error before retrying.",
-                              "category": "pattern"})
-    seqs = (state.get("tools") or {}).get("sequences") or {}
-    for seq, n in sorted(seqs.items(), key=lambda kv: (-int(kv[1]), kv[0])):
-        if seq.count(" > ") == 2 and int(n) >= 5 and len(heuristics) < 2:
-            steps = seq.split(" > ")
-            if len(set(steps)) > 1:  # a proposal for review; a count alone is no insight (issue 22)
-                heuristics.append(f"A working sequence seen {n} times: {' → '.join(steps)}; follow it for similar tasks.")
-    for rule in ((state.get("rules") or {}).get("items") or []):
-        shown = [e for e in rule_evidence.get(rule.get("id"), []) if e.kind == "detect" and e.injected]
-        if len(shown) >= 2:
-            patterns.append(f"Rule {rule['id']} (\"{rule.get('text', '')[:120]}\") was shown and its pattern still happened "
-                            f"in {len(shown)} sessions.")
-            questions.append(f"Is rule {rule['id']} worded so the agent can act on it, or is the cause elsewhere?")
-    for h in ((state.get("heuristics") or {}).get("items") or []):
-        created = parse_time(h.get("created_at"))
-        if created and not int(h.get("use_count", 0) or 0) and not int(h.get("evidence", 0) or 0) and now - created >= 14 * DAY:
-            questions.append(f"Heuristic {h['id']} (\"{h.get('text', '')[:120]}\") has not been used since it was added on "
-                             f"{str(h.get('created_at'))[:10]}: keep it, or forget it (`cogit forget {h['id']}`)?")
-    cut = lambda xs: [x[:500] for x in xs[:10]]  # noqa: E731 - the answer schema's bounds
-    return {"insights": cut(insights), "patterns": cut(patterns), "questions": cut(questions),
-            "heuristics": cut(heuristics), "learnings": learnings[:10], "avoidances": [], "rules": [], "focus": None}
 
 
 # --------------------------------------------------------------------------- gathering

@@ -16,6 +16,7 @@ import time
 
 from cogit.errors import CogitError
 from cogit.learn import reflect as engine
+from cogit.learn import reflect_log
 from cogit.locking import LockTimeout, file_lock
 from cogit.paths import Home
 from cogit.store.git import repo as git
@@ -85,5 +86,5 @@ def after_session(home: Home) -> dict | None:
     except LockTimeout:
         return None  # another reflection runs: one at a time
     except Exception as e:  # noqa: BLE001 - logged, never raised into finalize
-        engine.log(home, f"reflection (auto) crashed: {type(e).__name__}: {e}")
+        reflect_log.log(home, f"reflection (auto) crashed: {type(e).__name__}: {e}")
         return None

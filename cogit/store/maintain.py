@@ -156,13 +156,14 @@ def _git_repack(git_bin: str, home: Home, full: bool) -> bool:
 
 def _dulwich_pack(home: Home, full: bool) -> bool:
     from cogit.store.git import repo as git
+    from cogit.store.git import objects as git_objects
 
     try:
         repo = git.open_repo(home.memory)
     except Exception:
         return False
     try:
-        git.pack_objects(repo, full)
+        git_objects.pack_objects(repo, full)
         return True
     except Exception:
         return False

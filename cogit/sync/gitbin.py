@@ -189,7 +189,7 @@ def _base(gitdir: Path | None, url: str, timeout: float, ssh_command: str | None
         "credential.interactive": "false",
         # Blobs over 1 MiB (no memory object is that big) are streamed, never held whole:
         # a 256 MiB blob of zeros from a hostile remote costs no memory here, and cogit's
-        # tree check refuses it from its header (store/repo.py object_header). git does not
+        # tree check refuses it from its header (store/git/object_sizes.py object_header). git does not
         # pass -c settings to a local remote's upload-pack: see _upload_pack.
         "core.bigFileThreshold": "1m",
     }

@@ -26,6 +26,7 @@ from cogit.errors import Conflict
 from cogit.paths import Home
 from cogit.store.cache import digest
 from cogit.store.git import repo as git
+from cogit.store.git import remotes as git_remotes
 from cogit.store.git import worktree
 from cogit.store.state import yamlio
 from cogit.sync import incoming
@@ -78,14 +79,14 @@ def integrate(home: Home, remote: str, heads: dict[str, str], note: Note | None 
         repo = git.open_repo(home.memory)
         try:
             absorb_hand_edits(home, repo)
-            known = [s for s in [*(git.head(repo, b) for b in git.branches(repo)), *git.tracking(repo, remote).values()] if s]
+            known = [s for s in [*(git.head(repo, b) for b in git.branches(repo)), *git_remotes.tracking(repo, remote).values()] if s]
             walked: dict[str, int] = {}
             incoming.validate(repo, {b: heads[b] for b in order}, known, progress, walked)
-            for branch in set(git.tracking(repo, remote)) - set(heads):
-                git.set_tracking(repo, remote, branch, None)  # deleted on the remote
+            for branch in set(git_remotes.tracking(repo, remote)) - set(heads):
+                git_remotes.set_tracking(repo, remote, branch, None)  # deleted on the remote
             results = []
             for branch in order:
-                git.set_tracking(repo, remote, branch, heads[branch])
+                git_remotes.set_tracking(repo, remote, branch, heads[branch])
                 results.append(_bring(home, repo, remote, branch, heads[branch], note, walked.get(branch)))
             return results
         finally:

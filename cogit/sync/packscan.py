@@ -11,7 +11,7 @@ work is bounded by `max_object` per entry).
 
 The git transport has the same bound from git itself: `core.bigFileThreshold` makes git
 stream big blobs instead of holding them, and cogit's tree check then refuses them from
-their header (store/repo.py object_header).
+their header (store/git/object_sizes.py object_header).
 """
 
 from __future__ import annotations

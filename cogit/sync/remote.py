@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from cogit.errors import CogitError, InvalidState, PushRejected, UsageError
 from cogit.paths import Home
 from cogit.store.git import repo as git
+from cogit.store.git import objects as git_objects
+from cogit.store.git import remotes as git_remotes
 from cogit.sync import transport
 from cogit.sync.remotes import _STALE_MARKERS
 from cogit.sync.integrate import BranchResult, Note, Progress, integrate, syncable
@@ -73,10 +75,10 @@ def add_remote(home: Home, name: str, url: str, cwd: str) -> str:
 def _add_remote_locked(home: Home, name: str, url: str) -> None:
     repo = open_existing(home)
     try:
-        if name in git.remotes(repo):
-            raise UsageError(f"a remote named {name!r} exists already ({transport.redact_url(git.remotes(repo)[name])})",
+        if name in git_remotes.remotes(repo):
+            raise UsageError(f"a remote named {name!r} exists already ({transport.redact_url(git_remotes.remotes(repo)[name])})",
                              hint=f"`cogit remote remove {name}` first, or pick another name.")
-        git.set_remote(repo, name, url)
+        git_remotes.set_remote(repo, name, url)
     finally:
         repo.close()
 
@@ -85,9 +87,9 @@ def remove_remote(home: Home, name: str) -> None:
     with memory_lock(home):
         repo = open_existing(home)
         try:
-            if name not in git.remotes(repo):
+            if name not in git_remotes.remotes(repo):
                 raise UsageError(f"no remote named {name!r}", hint="`cogit remote list` lists them.")
-            git.remove_remote(repo, name)
+            git_remotes.remove_remote(repo, name)
         finally:
             repo.close()
 
@@ -95,7 +97,7 @@ def remove_remote(home: Home, name: str) -> None:
 def list_remotes(home: Home) -> dict[str, str]:
     repo = open_existing(home)
     try:
-        return git.remotes(repo)
+        return git_remotes.remotes(repo)
     finally:
         repo.close()
 
@@ -105,7 +107,7 @@ def pick_remote(home: Home, name: str | None) -> tuple[str, str]:
     `origin`, else the only one."""
     repo = open_existing(home)
     try:
-        found = git.remotes(repo)
+        found = git_remotes.remotes(repo)
         if name is None:
             from cogit.store.write.transact import main_config
 
@@ -161,13 +163,13 @@ def _fetch_and_integrate(home, name, url, timeout, progress, note, via) -> list[
     # Pulls take turns (the memory lock is not held over the network, so hooks never wait
     # on it); so a refused pull can take back exactly the objects it fetched.
     with busy_lock(home.runtime / "fetch.lock", max(timeout, 30.0), "another pull or sync is running"):
-        before = git.object_files(home.memory)
+        before = git_objects.object_files(home.memory)
         heads = transport.fetch(home.memory, url, timeout, progress, via=via)
         heads = {b: s.decode() for b, s in heads.items() if syncable(b)}
         try:
             return integrate(home, name, heads, note, progress)
         except InvalidState:
-            git.remove_object_files(home.memory, git.object_files(home.memory) - before)
+            git_objects.remove_object_files(home.memory, git_objects.object_files(home.memory) - before)
             raise
 
 
@@ -187,7 +189,7 @@ def push(home: Home, remote: str | None = None, timeout: float = DEFAULT_TIMEOUT
         repo = open_existing(home)
         try:
             local = {b: git.head(repo, b) for b in git.branches(repo) if syncable(b)}
-            seen = git.tracking(repo, name)
+            seen = git_remotes.tracking(repo, name)
         finally:
             repo.close()
         updates = {b: s for b, s in local.items() if s and seen.get(b) != s}
@@ -220,7 +222,7 @@ def push(home: Home, remote: str | None = None, timeout: float = DEFAULT_TIMEOUT
             repo = open_existing(home)
             try:
                 for branch, sha in updates.items():
-                    git.set_tracking(repo, name, branch, sha)
+                    git_remotes.set_tracking(repo, name, branch, sha)
             finally:
                 repo.close()
         report.pushed = [BranchResult(b, "pushed", seen.get(b), s) for b, s in sorted(updates.items())]
@@ -291,7 +293,7 @@ def clone(home: Home, url: str, cwd: str, name: str = "origin", timeout: float =
     home.runtime.mkdir(parents=True, exist_ok=True)
     repo = git.init(home.memory)
     try:
-        git.set_remote(repo, name, url)
+        git_remotes.set_remote(repo, name, url)
     finally:
         repo.close()
     try:
@@ -317,7 +319,7 @@ def clone(home: Home, url: str, cwd: str, name: str = "origin", timeout: float =
     init(home)
     repo = git.open_repo(home.memory)
     try:
-        git.set_remote(repo, name, url)
+        git_remotes.set_remote(repo, name, url)
     finally:
         repo.close()
     if note:

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from cogit.senses import imports
+from cogit.senses import import_parse, import_resolve, imports
 
 
 def make_repo(root, files, git=True):
@@ -29,7 +29,7 @@ def radius(root, rel, **kw):
     if r and r["complete"] and kw["budget_ms"] >= 1000:  # a budget that covers the repository in one call
         # the answer, filtered by _needles, is what resolving every file of the repository gives
         files, dirs, complete = imports.scan(r["root"], r["lang"], time.perf_counter() + 60)
-        assert complete and imports.importers(r["root"], rel, r["lang"], files, dirs) == r["importers"]
+        assert complete and import_resolve.importers(r["root"], rel, r["lang"], files, dirs) == r["importers"]
     return r
 
 
@@ -77,7 +77,7 @@ def ast_specs(text):
 
 
 def test_python_parser_agrees_with_ast_on_tricky_source():
-    assert sorted(map(repr, imports.parse_python(TRICKY_PY))) == ast_specs(TRICKY_PY)
+    assert sorted(map(repr, import_parse.parse_python(TRICKY_PY))) == ast_specs(TRICKY_PY)
 
 
 def test_python_parser_agrees_with_ast_on_the_cogit_sources():
@@ -88,7 +88,7 @@ def test_python_parser_agrees_with_ast_on_the_cogit_sources():
             if name.endswith(".py"):
                 with open(os.path.join(dirpath, name), encoding="utf-8") as f:
                     text = f.read()
-                assert sorted(map(repr, imports.parse_python(text))) == ast_specs(text), name
+                assert sorted(map(repr, import_parse.parse_python(text))) == ast_specs(text), name
                 checked += 1
     assert checked >= 10
 
@@ -158,13 +158,13 @@ const u = 'it\\'s fine'; import v from './v';
 
 
 def test_js_parser_finds_every_form_and_skips_comments_and_strings():
-    assert imports.parse_js(TRICKY_JS) == [
+    assert import_parse.parse_js(TRICKY_JS) == [
         "./a", "../lib/b.js", "./ns", "./side-effect", "./x", "./star", "./types", "./e", "./f", "./lm", "./v"]
 
 
 def test_js_parser_reads_vue_script_blocks():
     vue = "<template><p>don't {{ x }}</p></template>\n<script setup lang='ts'>\nimport Child from './Child.vue'\n</script>\n"
-    assert imports.parse_js(vue, ".vue") == ["./Child.vue"]
+    assert import_parse.parse_js(vue, ".vue") == ["./Child.vue"]
 
 
 def test_js_importers_resolve_relative_index_extensionless_and_tsconfig_paths(tmp_path):
@@ -217,7 +217,7 @@ def test_go_parser_reads_single_and_grouped_imports_only_in_the_header():
         '\t_ "example.com/app/plugins" // side effect\n\t. "example.com/app/dot"\n)\n\n'
         'func main() {\n\tfmt.Println("import \\"not/this\\"")\n}\n'
     )
-    assert imports.parse_go(src) == ["os", "example.com/app/internal/store", "example.com/app/plugins",
+    assert import_parse.parse_go(src) == ["os", "example.com/app/internal/store", "example.com/app/plugins",
                                      "example.com/app/dot", "fmt"]
 
 
@@ -244,7 +244,7 @@ def test_rust_parser_expands_use_trees():
         "use crate::net::{client::{self, Client as C}, server};\nuse std::io;\npub(crate) use super::x::*;\n"
         "mod util;\n// use crate::fake;\nlet s = \"crate::net::fake\";\nfn f() { crate::jobs::run(); }\n"
     )
-    got = imports.parse_rust(src)
+    got = import_parse.parse_rust(src)
     assert "crate::net::client" in got and "crate::net::client::Client" in got and "crate::net::server" in got
     assert "std::io" in got and "super::x" in got and "mod:util" in got and "crate::jobs::run" in got
     assert not any("fake" in g for g in got)
