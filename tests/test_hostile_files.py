@@ -204,6 +204,7 @@ def test_auto_sync_from_a_project_with_its_own_git_first_on_path(initialized, ba
     cfg = c.home / "memory" / "config.yaml"
     cfg.write_text(cfg.read_text().replace("  auto: false", "  auto: true"))
     c.run("commit")
+    c.confirm_waiting()  # sync.auto acts: it is this machine's own once confirmed (issue 20 part 1)
     c.run("remote", "add", "origin", bare_repo)
     c.run("push")
     folder = tmp_path / "proj"

@@ -184,8 +184,11 @@ def hostile(tmp_path, initialized):
     model.write_text("import json, sys\nsys.stdin.read()\nprint(json.dumps({'insights': [%r], 'learnings': [{'text': %r}]}))\n"
                      % (t("reflection"), t("accepted")))
     c.run("reflect", "--command", f"{sys.executable} {model}")
-    (proposal,) = c.json("review")
-    c.run("accept", proposal["id"])
+    # a command's insight waits for review too (issue 20 part 2): accept both
+    proposals = c.json("review")
+    assert len(proposals) == 2, proposals
+    for proposal in proposals:
+        c.run("accept", proposal["id"])
     # a pull: another machine's memory
     remote = init_bare(tmp_path / "srv" / "memory.git", env)
     c.run("remote", "add", "origin", str(remote))

@@ -297,15 +297,19 @@ def test_a_models_insights_reach_the_digest_only_through_review_unless_this_mach
 
 
 def test_the_builtin_reflectors_insights_go_straight_in(initialized):
+    import re
+
     c = initialized
-    path = c.home / "memory" / "tools.yaml"
-    path.write_text("schema_version: 1\nsessions: 3\ntools:\n  Bash:\n    calls: 20\n    failures: 10\n"
-                    "    duration_ms_total: 0\n    timed_calls: 0\nsequences:\n  Read > Edit > Bash: 7\n")
+    # A heuristic unused for months: the built-in reflector asks about it (its own claim,
+    # recomputed at each reflection; a count alone is no insight since issue 22).
+    c.run("add", "heuristic", "Prefer small commits with a reason in the message")
+    path = c.home / "memory" / "heuristics.yaml"
+    path.write_text(re.sub(r"(created_at|updated_at): \S+", r"\1: '2026-01-01T00:00:00Z'", path.read_text()))
     c.run("commit")
     report = c.json("reflect")
     assert report["reflector"] == "builtin"
     stored = c.json("show", "reflections")["reflections"]
-    assert [(r["kind"], r["model"]) for r in stored] == [("pattern", "cogit-builtin")]
+    assert [(r["kind"], r["model"]) for r in stored] == [("question", "cogit-builtin")]
     assert [r["id"] for r in stored] == report["reflections"]
     assert all(p["section"] != "reflections" for p in c.json("review"))
 
