@@ -19,6 +19,7 @@ from __future__ import annotations
 import zlib
 
 from cogit.errors import InvalidState
+from cogit.store.git.object_sizes import _varint  # one reader of delta headers (bounded shift)
 
 MAX_ENTRIES = 5_000_000  # a pack claiming more is not memory (100,000 commits make ~300,000 objects)
 _CHUNK = 64 * 1024
@@ -69,18 +70,6 @@ class _Reader:
             if z.eof:
                 break
         return kept
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if pos >= len(data):
-            raise ValueError("a delta's header is cut short")
-        byte = data[pos]
-        value |= (byte & 0x7F) << shift
-        pos, shift = pos + 1, shift + 7
-        if not byte & 0x80:
-            return value, pos
 
 
 def check(path: str, max_object: int, what: str) -> int:
