@@ -10,11 +10,13 @@ Runs in `cogit finalize` (never in a hook), once per folded session part:
 3. A rule that the session was shown (its id in this part's injection receipts, never a
    global marker), whose precondition held (the session did that kind of work) and that was
    not detected earns a suppression.
-4. Each piece of evidence is one commit through the write path, on the branch where the rule
-   lives (so it is counted in exactly one scope), with `Cogit-Event: rule.detect` or
+4. Each piece of evidence is one commit through the write path, on the branch where the
+   session ran (so it is counted in exactly one scope; a global rule's evidence from a project
+   session is cached in the project's `global_evidence`), with `Cogit-Event: rule.detect` or
    `rule.suppress`, `Cogit-Rule`, `Cogit-Session`, `Cogit-Injected` and a `Cogit-Fold` id
    (a crash-recovering finalize never counts it twice). The commit rewrites the rule's
-   ledger cache (cogit/learn/ledger.py).
+   ledger cache (cogit/domain/ledger.py). A rule shown in a session that never came near it
+   gets no evidence but `idle` + 1, committed where the rule lives (a global rule's on main).
 5. Heuristics the session was shown and that apply to what the session did successfully (the
    heuristic names a tool or program the session ran, and no failure pattern was detected)
    get `use_count` + 1 and `last_used` (`Cogit-Event: heuristic.use`). Praised ones get
