@@ -10,7 +10,9 @@ history (the session's `rule.detect` commits). Then, per detector:
 - on REAL: recall (found / labelled) and precision (true detections / all its detections on
   both corpora).
 
-Run: python bench/detectors.py [--json]
+Run: python bench/detectors.py [--json]; bench/run runs it as a plug-in (`figures`): the
+ordinary corpus's false detections (target 0) and each measured detector's precision and
+recall (target 100%). The corpora are small, so `--quick` runs them whole.
 """
 
 from __future__ import annotations
@@ -78,6 +80,30 @@ def measure():
                    "precision": (len(tp) / hits) if hits else None,
                    "recall": (len(tp) / len(labelled)) if labelled else None}
     return rows, ordinary, real
+
+
+MEASURED = ("error_loop", "repeated_read", "circular_search", "edits_without_tests")  # the rest are off by default
+
+
+def figures(homes, quick):
+    """bench/run's plug-in: rows of ROW_KEYS (the homes are not used: each corpus gets a fresh one)."""
+    rows, ordinary, real = measure()
+    false = sorted({f"{d}: {n}" for d, r in rows.items() for n in r["ordinary_false"]})
+    how = (f"bench/learning_corpus.py through the real hook entrypoints and `cogit finalize`, a fresh home per corpus: "
+           f"{len(ordinary)} ordinary sessions, {len(real)} real patterns")
+    out = [{"figure": f"detections on the ordinary corpus ({len(ordinary)} healthy sessions, every detector)",
+            "cogit": len(false), "reference": None, "ratio": None, "target": "0", "met": not false,
+            "method": how + (f"; false: {', '.join(false)}" if false else "; none")}]
+    for d in MEASURED:
+        r = rows[d]
+        for key, what in (("precision", "true detections / all its detections on both corpora"),
+                          ("recall", "real patterns labelled with it that it found")):
+            value = r[key]
+            out.append({"figure": f"detector {d}: {key} (%)", "cogit": None if value is None else round(value * 100, 1),
+                        "reference": None, "ratio": None, "target": "100%", "met": None if value is None else value >= 1.0,
+                        "method": f"{how}; {what}: found {len(r['found'])} of {r['real_labelled']} labelled, "
+                                  f"{len(r['ordinary_false']) + len(r['real_false'])} false"})
+    return out
 
 
 def main(argv):

@@ -54,3 +54,23 @@ def test_a_missing_or_broken_module_is_listed_not_dropped(tmp_path):
     assert proc.returncode == 0, proc.stderr
     rows = json.loads((tmp_path / "rows.json").read_text())
     assert any(r["module"] == "no_such_bench" and r["method"].startswith("not run") for r in rows)
+
+
+def test_the_detector_bench_is_a_plug_in_of_bench_run(tmp_path):
+    """bench/detectors.py through bench/run --quick: the ordinary corpus's false detections and
+    each measured detector's precision and recall, as figures with their method."""
+    rows_json = tmp_path / "rows.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COGIT_")}
+    env["COGIT_BENCH_WORK"] = str(tmp_path / "work")
+    proc = subprocess.run([sys.executable, str(BENCH / "run"), "--quick", "--only", "detectors", "--json", str(rows_json)],
+                          capture_output=True, text=True, env=env, timeout=900, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [r for r in json.loads(rows_json.read_text()) if r["module"] == "detectors"]
+    assert not [r for r in rows if r["method"].startswith("not run")], rows
+    figures = {r["figure"]: r for r in rows}
+    (ordinary,) = [r for f, r in figures.items() if f.startswith("detections on the ordinary corpus")]
+    assert ordinary["cogit"] == 0 and ordinary["met"] is True
+    for d in ("error_loop", "repeated_read", "circular_search", "edits_without_tests"):
+        for key in ("precision", "recall"):
+            row = figures[f"detector {d}: {key} (%)"]
+            assert row["cogit"] == 100.0 and row["met"] is True and "learning_corpus" in row["method"], row

@@ -45,3 +45,44 @@ def test_a_rule_shown_where_it_is_never_relevant_goes_dormant(initialized):
     assert "idle" not in c.json("show", "rules")["rules"][0]
     assert f"[{rule['id']}]" in session(c, "d6", [])
     c.assert_healthy()
+
+
+def test_a_global_rule_shown_in_project_sessions_that_never_come_near_it_goes_dormant(initialized, tmp_path):
+    """Idle counts are committed where the rule lives: a global rule's on main, once per
+    session, with the project session's provenance; it goes dormant in the project's digest
+    and in main's, and its pattern in the project brings it back."""
+    from conftest import git
+
+    c = initialized
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    git(proj, "init", "-q")
+    git(proj, "remote", "add", "origin", "https://github.com/acme/widgets.git")
+    cfg = c.home / "memory" / "config.yaml"
+    cfg.write_text(cfg.read_text().replace("learning:\n", "learning:\n  rule_idle_sessions: 2\n", 1))
+    c.run("commit", "-m", "Dormant after 2 idle sessions")
+    session(c, "m1", loop("m1"))  # a global rule (the session ran outside any project)
+    rule = the_rule(c)
+    assert rule["scope"] == "global"
+    for sid in ("p1", "p2"):
+        assert f"[{rule['id']}]" in session(c, sid, [read(sid, 1, str(proj / "a.py"))], cwd=str(proj))
+        (commit,) = [e for e in c.json("log", "--session", sid) if e["trailers"]["Cogit-Event"] == "rule.idle"]
+        assert commit["scope"] == "global" and commit["trailers"]["Cogit-Project"] == "github.com/acme/widgets"
+    assert c.json("show", "rules")["rules"][0]["idle"] == 2  # on main, where the rule lives
+    # counted once, in one scope: the project has no branch yet (nothing was committed there)
+    assert not [b for b in c.git("branch", "--format=%(refname:short)").split() if b.startswith("project/")]
+    assert f"[{rule['id']}]" not in session(c, "p3", [read("p3", 1, str(proj / "a.py"))], cwd=str(proj))  # dormant there
+    assert f"[{rule['id']}]" not in session(c, "m2", [read("m2", 1)])  # and on main
+    assert [r["id"] for r in c.json("rules")] == [rule["id"]]  # still in memory
+    # Its pattern in the project: a detection there (committed on the project's branch), and on
+    # main the idle count starts again, so the rule is back in both digests.
+    session(c, "p4", loop("p4"), cwd=str(proj))
+    assert "idle" not in c.json("show", "rules")["rules"][0]
+    (branch,) = [b for b in c.git("branch", "--format=%(refname:short)").split() if b.startswith("project/")]
+    assert "Cogit-Event: rule.detect" in c.git("log", branch, "--format=%B")
+    assert "Cogit-Event: rule.idle" not in c.git("log", branch, "--format=%B")
+    (reset,) = [e for e in c.json("log", "--session", "p4") if e["trailers"]["Cogit-Event"] == "rule.idle"]
+    assert reset["scope"] == "global" and "idle reset" in reset["summary"]
+    assert f"[{rule['id']}]" in session(c, "p5", [], cwd=str(proj))
+    assert f"[{rule['id']}]" in session(c, "m3", [])
+    c.assert_healthy()

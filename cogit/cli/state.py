@@ -319,10 +319,10 @@ def finalize(obj, session_id: str | None, quiet: bool, then_sync: bool, pack_now
         _make_memory(obj.home)
     ended = in_hook and session_id is not None and _ended(obj.home, session_id)
     results = run_finalize(obj.home, session_id, stale_minutes(obj.home))
-    if ended:  # the detached session-end work: reflect when due (cogit/learn/trigger.py)
+    if ended:  # the detached session-end work: reflect on its scope when due (cogit/learn/trigger.py)
         from cogit.learn.trigger import after_session
 
-        after_session(obj.home)
+        after_session(obj.home, *ended)
     if not quiet:
         for r in results:
             click.echo(f"[{r.sha[:10]}] {r.summary}")
@@ -346,13 +346,11 @@ def _maintain(home, force: bool) -> None:
         log_note(home, f"maintenance failed: {type(e).__name__}: {e}")
 
 
-def _ended(home, session_id: str) -> bool:
-    from cogit.runtime import Session
+def _ended(home, session_id: str):
+    """(branch, project) of the session if it ended, else None (read before finalize removes it)."""
+    from cogit.learn.drain import ended_scope
 
-    try:
-        return bool((Session(str(home.sessions), session_id).read() or {}).get("ended"))
-    except Exception:  # unreadable runtime state: no reflection, finalize goes on
-        return False
+    return ended_scope(home, session_id)
 
 
 def _make_memory(home) -> None:

@@ -30,6 +30,8 @@ Scopes: each piece of evidence lands in the scope where its session ran. A globa
 (it lives on main) shown in a project session gets its evidence committed on the
 project's branch, whose rules.yaml keeps the cache of it under `global_evidence`. A
 global rule's confidence counts its evidence in every scope (`combine`, `scope_caches`).
+Its `idle` count (shown in a session that never came near it: no evidence) is kept where the
+rule lives, on main, whichever scope the session ran in (cogit/learn/rules.py).
 
 Imported evidence (`cogit import metacog`, cogit/imports/metacog.py) keeps its original
 times: an import is one commit (`Cogit-Event: import.metacog`, `Cogit-Ledger: N`) whose body

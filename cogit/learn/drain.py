@@ -106,6 +106,19 @@ def _learning_branch(state: dict) -> str:
     return branch
 
 
+def ended_scope(home: Home, session_id: str) -> tuple[str, str] | None:
+    """(branch, project name) of an ended session, read before finalize removes its folder;
+    None when it has not ended (or its state cannot be read: no reflection, finalize goes on)."""
+    try:
+        state = Session(str(home.sessions), session_id).read() or {}
+    except Exception:  # noqa: BLE001
+        return None
+    if not state.get("ended"):
+        return None
+    branch = _learning_branch(state)
+    return branch, (str((state.get("project") or {}).get("name") or "global") if branch != git.MAIN else "global")
+
+
 def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> list:
     results = []
     state = session.read() or {}
@@ -235,6 +248,10 @@ def _unstored(home: Home, state: dict, item: dict, fold_id: str, error: Exceptio
 def _fold_prov(state: dict, pending: dict) -> Provenance:
     prov = _prov(state, "session.end" if pending["final"] else "session.fold")
     prov.extra["Cogit-Fold"] = pending["id"]
+    meaningful = int(((pending["agg"].get("engagement") or {}).get("meaningful")) or 0)
+    if meaningful and _learning_branch(state) != git.MAIN:
+        # Engagement is global; what a project's automatic reflection counts (trigger.py).
+        prov.extra["Cogit-Meaningful"] = str(meaningful)
     receipts = pending.get("receipts") or []
     if receipts:
         prov.extra["Cogit-Digest"] = "; ".join(

@@ -32,12 +32,13 @@ from dataclasses import dataclass
 from cogit.errors import CogitError, UsageError
 from cogit.paths import Home
 from cogit.store.git import repo as git
-from cogit.store.git.provenance import Provenance, parse
+from cogit.store.git.provenance import Provenance
 from cogit.store.state.documents import new_id
 from cogit.domain.times import now_iso
-from cogit.store.write.transact import Change, State, load_state, transact
+from cogit.store.write.transact import Change, State, transact
 
 from .reflect_builtin import builtin_answer
+from .reflect_gather import gather
 from .reflect_log import log
 from .reflect_prompt import _wire_schema, answer_schema, build_prompt, prompt_hash
 
@@ -45,9 +46,6 @@ MAX_ANSWER_BYTES = 256 * 1024  # read at most this much of an answer; more is re
 DEFAULTS = {"endpoint": None, "model": None, "command": None, "timeout_s": 60.0, "auto": True,
             "min_interactions": 10, "min_hours": 4.0}
 MAX_TIMEOUT = 600.0
-RECENT_SESSIONS = 10  # in the prompt
-TREND_SESSIONS = 5  # the built-in analysis compares the last five sessions with everything before
-HISTORY_WALK = 3000  # commits read at most to find recent sessions
 KINDS = (("insights", "insight"), ("patterns", "pattern"), ("questions", "question"))
 BUILTIN_MODEL = "cogit-builtin"
 
@@ -335,74 +333,6 @@ def proposals_of(answer: dict, model: str) -> list[dict]:
     for p in out:
         p["model"] = model
     return out
-
-
-# --------------------------------------------------------------------------- gathering
-
-
-def gather(home: Home, branch: str = git.MAIN) -> dict:
-    """What a reflection reads: the state, recent sessions, the tools of TREND_SESSIONS
-    sessions ago, the rule ledger."""
-    from cogit.learn import ledger_history
-    from cogit.store.state import yamlio
-    from cogit.store.git.repo import open_existing
-
-    repo = open_existing(home)
-    try:
-        head = git.head(repo, branch)
-        state = yamlio.plain(dict(load_state(repo, head)))
-        main_state = state if branch == git.MAIN else yamlio.plain(dict(load_state(repo, git.head(repo, git.MAIN))))
-        sessions, session_shas = [], []
-        for n, info in enumerate(git.walk(repo, git.head(repo, git.MAIN))):
-            if n >= HISTORY_WALK or len(session_shas) > TREND_SESSIONS and len(sessions) >= RECENT_SESSIONS:
-                break
-            if "Cogit-Event: session." not in info.message:
-                continue
-            summary, body, trailers = parse(info.message)
-            if trailers.get("Cogit-Event") not in ("session.end", "session.fold"):
-                continue
-            session_shas.append(info)
-            if len(sessions) < RECENT_SESSIONS:
-                when = time.strftime("%Y-%m-%d", time.gmtime(info.time))
-                extra = " ".join(body.split())[:200]
-                sessions.append(f"{when} {summary}" + (f" ({extra})" if extra else ""))
-        if branch != git.MAIN:
-            # In a project, its own sessions are the ones to read (they fold on its branch);
-            # the tool statistics and their trend stay main's (tools are global).
-            sessions = []
-            for n, info in enumerate(git.walk(repo, head)):
-                if n >= HISTORY_WALK or len(sessions) >= RECENT_SESSIONS:
-                    break
-                if "Cogit-Event: session." not in info.message:
-                    continue
-                summary, body, trailers = parse(info.message)
-                if trailers.get("Cogit-Event") in ("session.end", "session.fold"):
-                    extra = " ".join(body.split())[:200]
-                    sessions.append(f"{time.strftime('%Y-%m-%d', time.gmtime(info.time))} {summary}" + (f" ({extra})" if extra else ""))
-        past_tools = None
-        if len(session_shas) >= 2:
-            pivot = session_shas[min(TREND_SESSIONS, len(session_shas)) - 1]
-            if pivot.parents:
-                past_tools = yamlio.plain(dict(load_state(repo, pivot.parents[0]))).get("tools")
-        evidence = ledger_history.read(repo, branch)
-        if branch != git.MAIN:
-            # The project's rules and the global ones shown there: both are the project's concern.
-            for rid, entries in ledger_history.read(repo, git.MAIN).items():
-                evidence[rid] = sorted(evidence.get(rid, []) + entries, key=lambda e: e.time)
-            own = {r.get("id") for r in (state.get("rules") or {}).get("items") or []}
-            state.setdefault("rules", {"items": []})
-            state["rules"]["items"] = list(state["rules"].get("items") or []) + [
-                r for r in (main_state.get("rules") or {}).get("items") or [] if r.get("id") not in own]
-        from cogit import machine_settings
-
-        # The settings in effect here: the reflector, its triggers and review.auto_accept are
-        # this machine's own, never what a synced config.yaml says (machine_settings.py).
-        config = machine_settings.effective(home, main_state.get("config"))
-        return {"state": state, "config": config, "waiting": machine_settings.pending(home, main_state.get("config")),
-                "sessions": sessions,
-                "past_tools": past_tools, "evidence": evidence, "tools_state": main_state}
-    finally:
-        repo.close()
 
 
 # --------------------------------------------------------------------------- reflect

@@ -74,6 +74,8 @@ def _row(rule: dict, entries: list, branch: str, now: float, config) -> dict:
         "text": rule.get("text"),
         "detector": rule.get("detector"),
         "signature": rule.get("signature") or "",
+        "trigger": rule.get("trigger") or "",  # its command family: what "came near" means (detectors.relevant)
+        "idle": int(rule.get("idle", 0) or 0),  # shown in sessions that never came near it, in a row
         "confidence": ledger.confidence(len(entries), last, now, config, sum(1 for e in det if e.injected)),
         "detections": len(det),
         "misses": sum(1 for e in det if e.injected),

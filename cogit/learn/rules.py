@@ -10,11 +10,13 @@ Runs in `cogit finalize` (never in a hook), once per folded session part:
 3. A rule that the session was shown (its id in this part's injection receipts, never a
    global marker), whose precondition held (the session did that kind of work) and that was
    not detected earns a suppression.
-4. Each piece of evidence is one commit through the write path, on the branch where the rule
-   lives (so it is counted in exactly one scope), with `Cogit-Event: rule.detect` or
+4. Each piece of evidence is one commit through the write path, on the branch where the
+   session ran (so it is counted in exactly one scope; a global rule's evidence from a project
+   session is cached in the project's `global_evidence`), with `Cogit-Event: rule.detect` or
    `rule.suppress`, `Cogit-Rule`, `Cogit-Session`, `Cogit-Injected` and a `Cogit-Fold` id
    (a crash-recovering finalize never counts it twice). The commit rewrites the rule's
-   ledger cache (cogit/learn/ledger.py).
+   ledger cache (cogit/domain/ledger.py). A rule shown in a session that never came near it
+   gets no evidence but `idle` + 1, committed where the rule lives (a global rule's on main).
 5. Heuristics the session was shown and that apply to what the session did successfully (the
    heuristic names a tool or program the session ran, and no failure pattern was detected)
    get `use_count` + 1 and `last_used` (`Cogit-Event: heuristic.use`). Praised ones get
@@ -184,18 +186,31 @@ def _drop_episode(state: State, episode: str) -> list[dict]:
     return gone
 
 
-def idle_update(ids: list[str]):
+def idle_update(ids: list[str], reset: list[str] = ()):
+    """Shown, never came near: `idle` + 1 for `ids`. `reset`: global rules that earned evidence
+    in a project session (committed there): on main their `idle` count starts again."""
+
     def apply(state: State) -> Change | None:
-        done = []
+        done, again = [], []
         for rule in state["rules"]["items"]:
             if rule.get("id") in ids:
                 rule["idle"] = int(rule.get("idle", 0) or 0) + 1
                 done.append(f"{rule['id']} ({rule['idle']})")
-        if not done:
+            elif rule.get("id") in reset and rule.get("idle"):
+                rule.pop("idle")
+                again.append(rule["id"])
+        if not done and not again:
             return None
-        return Change(f"Shown, not relevant: {', '.join(done)}"[:200],
-                      body="The session was shown these rules and never came near what they are about: no evidence either way.",
-                      trailers={"Cogit-Item": " ".join(ids)})
+        parts = ([f"Shown, not relevant: {', '.join(done)}"] if done else []) + \
+                ([f"came near in a project: {', '.join(again)} (idle reset)"] if again else [])
+        body = []
+        if done:
+            body.append("The session was shown these rules and never came near what they are about: no evidence either way.")
+        if again:
+            body.append("The session came near these global rules in its project, where their evidence was committed: "
+                        "they are not idle.")
+        return Change("; ".join(parts)[:200], body=" ".join(body),
+                      trailers={"Cogit-Item": " ".join([i for i in ids] + again)})
 
     return apply
 
@@ -300,17 +315,24 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
                 plan.append(("suppress", rid, rule if b != branch else None, None, rid, True,
                              "shown, the session came near what the rule is about, the pattern did not happen"))
     # Shown, but the session never came near what the rule is about: no evidence either way;
-    # the rule's `idle` count goes up (one commit per scope), and at learning.rule_idle_sessions
-    # it is dormant and leaves the digest (cogit/learn/rank.py).
+    # the rule's `idle` count goes up, and at learning.rule_idle_sessions it is dormant and
+    # leaves the digest (cogit/domain/rank.py). The count is committed where the rule lives,
+    # once: a global rule's on main, also when the session ran in a project (its provenance
+    # says which); a project's rules' on the project's branch.
     suppressed = {p[1] for p in plan if p[0] == "suppress"}
-    idle = [rule.get("id") for b in branches if b == branch for rule in rules_of.get(b, [])
-            if rule.get("id") in shown and rule.get("id") not in detected and rule.get("id") not in suppressed]
     results = []
-    if idle:
-        fold_id = f"{pending['id']}:idle"
+    for b in branches:
+        idle = [rule.get("id") for rule in rules_of.get(b, [])
+                if rule.get("id") in shown and rule.get("id") not in detected and rule.get("id") not in suppressed]
+        # A global rule that earned evidence in this project session is not idle on main either.
+        reset = [rule.get("id") for rule in rules_of.get(b, []) if b != branch and rule.get("idle")
+                 and rule.get("id") in detected | suppressed]
+        if not idle and not reset:
+            continue
+        fold_id = f"{pending['id']}:idle" + ("" if b == branch else ":global")
         prov = prov_of(session_state, "rule.idle")
         prov.extra = {"Cogit-Fold": fold_id}
-        result = transact(home, prov, idle_update(idle), branch=branch, skip_if=fold_committed(fold_id))
+        result = transact(home, prov, idle_update(idle, reset), branch=b, skip_if=fold_committed(fold_id))
         if result:
             results.append(result)
     for kind, rid, global_rule, create, key, injected, why in plan:
