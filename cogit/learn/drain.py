@@ -154,7 +154,8 @@ def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> 
             s["session_counted"] = bool(s.get("session_counted")) or counts
             end = "ended" if s.get("ended") else "gone" if owner_gone(s) else "silent"
             s["pending"] = {"id": f"{fold_prefix(s)}:f{s['folds']}", "agg": s["agg"], "end": end,
-                            "receipts": s.get("receipts") or [], "final": end != "silent", "session": counts}
+                            "receipts": s.get("receipts") or [], "final": end != "silent", "session": counts,
+                            "title": s.get("title")}
             s["agg"] = empty_agg()
             s["receipts"] = []
         return s["pending"]
@@ -235,6 +236,9 @@ def _unstored(home: Home, state: dict, item: dict, fold_id: str, error: Exceptio
 def _fold_prov(state: dict, pending: dict) -> Provenance:
     prov = _prov(state, "session.end" if pending["final"] else "session.fold")
     prov.extra["Cogit-Fold"] = pending["id"]
+    from cogit.learn.session_trailers import fold_trailers
+
+    prov.extra.update(fold_trailers(pending))  # the session's title and the rules it was shown
     receipts = pending.get("receipts") or []
     if receipts:
         prov.extra["Cogit-Digest"] = "; ".join(
