@@ -132,12 +132,13 @@ def _effects(home: Home, rules: list[dict]) -> dict:
     return effect.rule_effects(home)  # (wired where the effect module lands)
 
 
-def _period(home: Home, since: str | None, cutoff: int | None) -> tuple[float | None, str]:
-    """Where the story at the top starts: --since, else the last report made on this machine."""
+def _period(home: Home, since: str | None, cutoff: int | None) -> tuple[float | None, str, set[str]]:
+    """Where the story at the top starts: --since, else the last report made on this machine
+    (and the commits of its last second it told already)."""
     if since:
-        return float(cutoff), "since"
-    last = story_of.last_report(home.runtime)
-    return (last, "last report") if last is not None else (None, "all")
+        return float(cutoff), "since", set()
+    last, told = story_of.last_report(home.runtime)
+    return (last, "last report", told) if last is not None else (None, "all", set())
 
 
 def _home_label(root: Path) -> str:
@@ -273,7 +274,7 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
         for r in rules:
             r["effect"] = story_of.effect_view(effects.get(r["id"]))
         sessions = _sessions(commits)
-        start, how = _period(home, since, cutoff)
+        start, how, told = _period(home, since, cutoff)
         proposed = _proposed(repo, [c for c in commits if c["source"] == "reflection" and (start is None or c["t"] >= start)], scopes)
 
         return {
@@ -293,7 +294,7 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
             "tools": tools,
             "sessions": sessions,
             "story": story_of.story(commits, start, how, rules=rules, items=items, sessions=sessions,
-                                    proposed=proposed, left_out=len(in_range) - len(shown)),
+                                    proposed=proposed, left_out=len(in_range) - len(shown), told=told),
             "generated_t": now,
         }
     finally:
@@ -457,7 +458,7 @@ def write_report(home: Home, out: Path, *, since: str | None = None, project: Sc
         raise UsageError(f"{out} is a folder", hint="Give a file name, e.g. --out cogit-report.html.")
     out.parent.mkdir(parents=True, exist_ok=True)
     git.write_atomic(out, page.encode("utf-8"), durable=False)
-    story_of.remember_report(home.runtime, data["generated_t"])  # the next report tells what happened since
+    story_of.remember_report(home.runtime, data["generated_t"], data["commits"])  # the next report tells what happened since
     return {"path": str(out.resolve()), "bytes": len(page.encode("utf-8")), "commits": len(data["commits"]),
             "left_out": data["left_out"], "before_since": data["before_since"], "scopes": [s["name"] for s in data["scopes"]],
             "rules": len(data["rules"]), "sessions": len(data["sessions"]),

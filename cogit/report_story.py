@@ -32,23 +32,31 @@ STATE_FILE = "report.json"  # runtime/report.json: when this machine last wrote 
 # --------------------------------------------------------------------------- the last report
 
 
-def last_report(runtime: os.PathLike) -> float | None:
-    """When the last report was written on this machine, or None (a missing or foreign file)."""
+def last_report(runtime: os.PathLike) -> tuple[float | None, set[str]]:
+    """When the last report was written on this machine (None: a missing or foreign file), and
+    the commits of its last second it already told (a commit's time has whole seconds only)."""
     try:
         with open(os.path.join(runtime, STATE_FILE), encoding="utf-8") as f:
-            value = json.loads(f.read(4096)).get("generated_at")
+            doc = json.loads(f.read(64 * 1024))
+        value, seen = doc.get("generated_at"), doc.get("told") or []
     except (OSError, ValueError, AttributeError):
-        return None
+        return None, set()
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
-    return float(value) if ok else None
+    told = {s for s in seen[:MAX_TOLD] if isinstance(s, str) and len(s) == 40} if isinstance(seen, list) else set()
+    return (float(value), told) if ok else (None, set())
 
 
-def remember_report(runtime: os.PathLike, t: float) -> None:
-    """Remember that a report was written at `t` (the next one tells what happened since)."""
+MAX_TOLD = 200
+
+
+def remember_report(runtime: os.PathLike, t: float, commits: list[dict] = ()) -> None:
+    """Remember that a report was written at `t`, with the commits of that very second it
+    held (the next one tells what happened since, neither missing nor repeating any)."""
     from cogit.runtime import private_dirs, write_json
 
+    told = [c["sha"] for c in commits if c["t"] >= math.floor(t)][:MAX_TOLD]
     private_dirs(os.fspath(runtime))
-    write_json(os.path.join(runtime, STATE_FILE), {"generated_at": t})
+    write_json(os.path.join(runtime, STATE_FILE), {"generated_at": t, "told": told})
 
 
 # --------------------------------------------------------------------------- names
@@ -142,12 +150,14 @@ def _iso(t: float) -> str:
 
 
 def story(commits: list[dict], start: float | None, how: str, *, rules: list[dict], items: list[dict],
-          sessions: list[dict], proposed: dict[str, list[dict]], left_out: int) -> dict:
+          sessions: list[dict], proposed: dict[str, list[dict]], left_out: int, told: set[str] = frozenset()) -> dict:
     """What memory did from `start` on (None: everything the report holds).
 
     `commits` newest first, as the report holds them; `proposed`: commit sha -> the review
-    proposals it added (with their status now)."""
-    period = [c for c in commits if start is None or c["t"] >= start]
+    proposals it added (with their status now); `told`: commits the last report already told."""
+    if start is not None:
+        start = math.floor(start)  # commit times are whole seconds
+    period = [c for c in commits if (start is None or c["t"] >= start) and c["sha"] not in told]
     present = {(s["scope"], i["id"]) for s in items for rows in s["sections"].values() for i in rows}
     titles = {s["id"]: s.get("title") or "" for s in sessions}
     learned, removed, reverts, synced, reflected, new_rules = [], [], [], [], [], set()
@@ -180,17 +190,27 @@ def story(commits: list[dict], start: float | None, how: str, *, rules: list[dic
                 learned.append(dict(row, kept=any((s, ch["id"]) in present for s in c["scopes"])))
             elif ch["op"] == "-":
                 removed.append(dict(row, how=_how_removed(c)))
+    from cogit.learn.session_trailers import parse_shown
+
+    in_period = {c["sha"] for c in period}
+    shown_in: dict[str, set[str]] = {}  # rule -> the sessions of the period shown it (every receipt)
+    for c in period:
+        t, sid = c["trailers"], c["trailers"].get("Cogit-Session", "-")
+        if sid and sid != "-":
+            for rid in parse_shown(t.get("Cogit-Shown")) + ([t["Cogit-Rule"]] if t.get("Cogit-Injected") == "yes" and t.get("Cogit-Rule") else []):
+                shown_in.setdefault(rid, set()).add(sid)
     rule_rows = []
     for r in rules:
-        ev = [e for e in r["ledger"] if start is None or e["t"] >= start]
-        shown = [s for s, t in r.get("shown_at", {}).items() if start is None or t >= start]
+        ev = [e for e in r["ledger"] if e["commit"] in in_period]
+        shown = shown_in.get(r["id"], set())
         if not (ev or shown or r["id"] in new_rules):
             continue
         rule_rows.append({"id": r["id"], "text": r["text"], "scope": r["scope"], "new": r["id"] in new_rules,
                           "detections": sum(1 for e in ev if e["kind"] == "detect"),
                           "suppressions": sum(1 for e in ev if e["kind"] == "suppress"),
                           "sessions_shown": len(shown), "confidence": r["confidence"], "effect": r.get("effect")})
-    in_period = [s for s in sessions if start is None or s.get("last_t", 0) >= start]
+    ids = {c["trailers"].get("Cogit-Session") for c in period}
+    in_period = [s for s in sessions if s["id"] in ids]
     oldest = period[-1]["t"] if period else None
     return {
         "how": how,  # "last report", "since" or "all"

@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -252,6 +253,21 @@ def test_the_story_tells_what_memory_did_since_the_last_report(memory, tmp_path)
     assert [x["text"] for x in story["learned"]["rows"]] == ["Learned after the first report"]
     assert story["commits"] == 1 and story["rules"]["rows"] == [] and story["synced"]["rows"] == [] and story["sessions"]["rows"] == []
     assert data["before_since"] == 0 and len(data["commits"]) == data["total_commits"]
+
+    # What reflection proposed, and what still waits for review.
+    reflector = tmp_path / "reflector.py"
+    reflector.write_text("import sys\nsys.stdin.read()\n"
+                         "print('insights:\\n  - Small steps went well\\nheuristics:\\n  - Keep commits small\\nlearnings:\\n  - text: The build needs make first\\n    category: pattern\\n')\n")
+    c.run("reflect", "--command", f"{sys.executable} {reflector}")
+    waiting = {p["text"]: p["id"] for p in c.json("review")}
+    c.run("accept", waiting["Keep commits small"])
+    c.run("report", "--out", str(out))
+    story = page_data(out.read_text("utf-8"))["story"]
+    (reflection,) = story["reflection"]["rows"]
+    assert reflection["source"] == "reflection"
+    assert {p["text"]: p["waiting"] for p in reflection["proposals"]} == {
+        "Keep commits small": False, "The build needs make first": True, "Small steps went well": True}
+    assert [x["text"] for x in story["learned"]["rows"]] == ["Keep commits small"], "accepted by a person: learned"
 
     # A chosen date: the story (and the timeline) from there.
     c.run("report", "--out", str(out), "--since", "2000-01-01")

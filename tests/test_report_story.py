@@ -105,11 +105,27 @@ def test_projects_are_named_never_placed():
 
 def test_the_last_report_is_remembered_on_this_machine_and_a_bad_file_is_no_date(tmp_path):
     runtime = tmp_path / "runtime"
-    assert last_report(runtime) is None
-    remember_report(runtime, 1_800_000_000.5)
-    assert last_report(runtime) == 1_800_000_000.5
+    assert last_report(runtime) == (None, set())
+    commits = [{"sha": "b" * 40, "t": 1_800_000_000}, {"sha": "a" * 40, "t": 1_799_999_999}]
+    remember_report(runtime, 1_800_000_000.5, commits)
+    assert last_report(runtime) == (1_800_000_000.5, {"b" * 40}), "the commits of its last second are remembered"
     assert (runtime / "report.json").stat().st_mode & 0o077 == 0
     for bad in ("{", "[]", json.dumps({"generated_at": "yesterday"}), json.dumps({"generated_at": True}),
                 '{"generated_at": NaN}', "x" * 10_000):
         (runtime / "report.json").write_text(bad)
-        assert last_report(runtime) is None, bad
+        assert last_report(runtime) == (None, set()), bad
+
+
+def test_the_story_starts_in_the_second_of_the_last_report_without_repeating_what_it_told():
+    from cogit.report_story import story
+
+    def commit(sha, t):
+        return {"sha": sha * 40, "t": t, "time": "", "parents": [], "scopes": ["global"], "summary": sha, "source": "user",
+                "trailers": {}, "changes": [{"op": "+", "section": "learnings", "id": f"l-{sha * 6}", "text": f"lesson {sha}"}]}
+
+    # The last report was made at 1000.7 and held commit b (of second 1000); c came in that
+    # same second after it, d later, a before.
+    commits = [commit("d", 1001), commit("c", 1000), commit("b", 1000), commit("a", 999)]
+    told = story(commits, 1000.7, "last report", rules=[], items=[], sessions=[], proposed={}, left_out=0, told={"b" * 40})
+    assert [x["text"] for x in told["learned"]["rows"]] == ["lesson d", "lesson c"] and told["commits"] == 2
+    assert story(commits, None, "all", rules=[], items=[], sessions=[], proposed={}, left_out=0)["commits"] == 4
