@@ -275,17 +275,26 @@ def shown_sessions(infos) -> dict[str, dict[str, float]]:
     its source (digest, per-prompt update, reflex). A substring test first: only fold commits
     that name shown rules are parsed."""
     from cogit.learn.session_trailers import parse_shown
-    from cogit.store.git.provenance import parse
 
     out: dict[str, dict[str, float]] = {}
     for info in infos:
-        if "Cogit-Shown: " not in info.message:
+        msg = info.message
+        if "\nCogit-Shown: " not in msg:
             continue
-        trailers = parse(info.message)[2]
-        session = trailers.get("Cogit-Session", "-")
+        # The two trailer lines only (a full parse of every fold commit of a long history costs
+        # more than the rest of this): the last of each, as the trailer block ends the message.
+        session = _line(msg, "\nCogit-Session: ")
         if not session or session == "-":
             continue
-        for rule in parse_shown(trailers.get("Cogit-Shown")):
+        for rule in parse_shown(_line(msg, "\nCogit-Shown: ")):
             seen = out.setdefault(rule, {})
             seen[session] = min(seen.get(session, info.time), info.time)
     return out
+
+
+def _line(msg: str, key: str) -> str:
+    at = msg.rfind(key)
+    if at < 0:
+        return ""
+    end = msg.find("\n", at + len(key))
+    return msg[at + len(key): end if end >= 0 else None].strip()
