@@ -30,6 +30,7 @@ from importlib import resources
 from pathlib import Path
 
 from cogit import __version__
+from cogit import report_story as story_of
 from cogit.errors import UsageError
 from cogit.paths import Home
 from cogit.store.git import repo as git
@@ -37,9 +38,11 @@ from cogit.store.state import yamlio
 from cogit.store.history.log import commit_changes, parse_since
 from cogit.store.git.repo import open_existing
 from cogit.store.git.provenance import parse
+from cogit.scope import display_name
 from cogit.store.scopes import Scope, is_project, project_name
 from cogit.store.state.documents import ITEM_SECTIONS
 from cogit.store.write.transact import load_state, main_config
+from cogit.learn.session_trailers import parse_shown
 
 MAX_COMMITS = 400  # default bound: the newest commits; the page names what it left out
 MAX_TEXT = 2000  # characters of any one text in the page
@@ -95,15 +98,55 @@ def parse_receipts(text: str) -> list[dict]:
     return out[:20]
 
 
-def _scopes(repo, project: Scope | None) -> list[tuple[str, str]]:
-    """(branch, name) of the scopes in the report: every one, or global plus one project."""
+def _scopes(repo, project: Scope | None) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """(branch, name) of the scopes in the report: every one, or global plus one project.
+    A project is named as people know it (`alpha`, `github.com/me/repo`), never by the
+    absolute path of its folder (cogit/report_story.py `unique_names`)."""
     names = [(git.MAIN, "global")]
-    if project is not None and project.is_global:
-        return names
-    for b in git.branches(repo):
-        if is_project(b) and (project is None or b == project.branch):
-            names.append((b, project_name(repo, b)))
-    return names
+    if project is None or not project.is_global:
+        for b in git.branches(repo):
+            if is_project(b) and (project is None or b == project.branch):
+                names.append((b, project_name(repo, b)))
+    shown = story_of.unique_names([n for _, n in names])
+    # A folder-named project's path, wherever a commit message names it, becomes its name.
+    places = {n: d for (_, n), d in zip(names, shown) if n != d and len(n) > 1}
+    return list(zip([b for b, _ in names], shown)), places
+
+
+def _unplaced(text: str, places: dict[str, str]) -> str:
+    for full, name in places.items():
+        if full in text:
+            text = text.replace(full, name)
+    return text
+
+
+def _effects(home: Home, rules: list[dict]) -> dict:
+    """rule id -> its measured effect (cogit/learn/effect.py), or {} where this cogit measures
+    none: the page then shows no effect at all, never one that was not measured."""
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec("cogit.learn.effect") is None:
+        return {}
+    effect = importlib.import_module("cogit.learn.effect")
+    return effect.rule_effects(home)  # (wired where the effect module lands)
+
+
+def _period(home: Home, since: str | None, cutoff: int | None) -> tuple[float | None, str, set[str]]:
+    """Where the story at the top starts: --since, else the last report made on this machine
+    (and the commits of its last second it told already)."""
+    if since:
+        return float(cutoff), "since", set()
+    last, told = story_of.last_report(home.runtime)
+    return (last, "last report", told) if last is not None else (None, "all", set())
+
+
+def _home_label(root: Path) -> str:
+    """The memory home as the page names it: under the user's home as `~/...`."""
+    try:
+        return "~/" + str(root.resolve().relative_to(Path.home().resolve()))
+    except (ValueError, RuntimeError, OSError):
+        return str(root)
 
 
 def build(home: Home, *, since: str | None = None, project: Scope | None = None,
@@ -124,7 +167,7 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
 
             raise ItemNotFound(f"project {project.name!r} has no memory yet (no branch {project.branch})",
                                hint="`cogit project list` lists projects.")
-        scopes = _scopes(repo, project)
+        scopes, places = _scopes(repo, project)
         config = main_config(repo)
 
         # Every commit of every scope, once (a sha reachable from two branches lists both).
@@ -156,11 +199,11 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
                 "t": info.time,
                 "day": time.strftime("%Y-%m-%d", time.gmtime(info.time)),
                 "scopes": scope_of[info.sha],
-                "summary": _cut(summary, 300),
-                "body": _cut(body),
+                "summary": _cut(_unplaced(summary, places), 300),
+                "body": _cut(_unplaced(body, places)),
                 "author": _cut(info.author, 200),
                 "parents": info.parents,
-                "trailers": {_cut(k, 60): _cut(v, 400) for k, v in list(trailers.items())[:30]},
+                "trailers": _trailers(trailers, places),
                 "source": source_class(trailers),
                 "changes": [_change(c) for c in changes[:MAX_CHANGES]],
                 "changes_more": max(0, len(changes) - MAX_CHANGES),
@@ -180,6 +223,7 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
                         if ch["op"] == "+" and not (len(c["parents"]) > 1 and key in added):
                             added[key] = c["sha"]
 
+        shown_at = story_of.shown_sessions(infos.values())  # every receipt that held a rule
         items, tools, rules = [], [], []
         books: dict = {}  # branch -> its ledger, read once
         for branch, name in scopes:
@@ -210,22 +254,33 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
                 entries = entries_of(repo, rule.get("id"), branch, books)  # a global rule's evidence in every scope
                 row = rule_row(rule, entries, branch, now, config)
                 points = ledger.history(entries, ledger.parse_time(rule.get("created_at")), now, config)
+                seen = dict(shown_at.get(row["id"], {}))
+                for e in entries:  # evidence of a session that was shown the rule (also from before Cogit-Shown)
+                    if e.injected and e.session not in seen:
+                        seen[e.session] = e.time
                 rules.append({
                     "id": _cut(row["id"], 40), "text": _cut(row["text"]), "detector": _cut(row["detector"], 80),
                     "scope": name, "confidence": row["confidence"], "detections": row["detections"],
                     "suppressions": row["suppressions"], "sessions_injected": row["sessions_injected"],
+                    "sessions_shown": len(seen), "shown_at": {_cut(k, 80): t for k, t in list(seen.items())[-500:]},
                     "source": _cut(row["source"] or "", 40),
                     "over_time": [{"time": _iso(t), "confidence": c} for t, c in points[-200:]],
                     "sparkline": ledger.sparkline([c for _, c in points[-60:]]),
                     "ledger": [{"kind": e.kind, "session": _cut(e.session, 80), "commit": e.sha, "time": _iso(e.time),
-                                "injected": e.injected} for e in entries[-100:]],
+                                "t": e.time, "injected": e.injected} for e in entries[-100:]],
                 })
         rules.sort(key=lambda r: (-r["confidence"], r["id"]))
+        effects = _effects(home, rules)
+        for r in rules:
+            r["effect"] = story_of.effect_view(effects.get(r["id"]))
+        sessions = _sessions(commits)
+        start, how, told = _period(home, since, cutoff)
+        proposed = _proposed(repo, [c for c in commits if c["source"] == "reflection" and (start is None or c["t"] >= start)], scopes)
 
         return {
             "version": __version__,
             "generated_at": _iso(now),
-            "home": str(home.root),
+            "home": _home_label(home.root),
             "scopes": [{"name": n, "branch": b} for b, n in scopes],
             "since": since or "",
             "total_commits": total,
@@ -237,7 +292,10 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
             "items": items,
             "rules": rules,
             "tools": tools,
-            "sessions": _sessions(commits),
+            "sessions": sessions,
+            "story": story_of.story(commits, start, how, rules=rules, items=items, sessions=sessions,
+                                    proposed=proposed, left_out=len(in_range) - len(shown), told=told),
+            "generated_t": now,
         }
     finally:
         repo.close()
@@ -264,6 +322,14 @@ def _newest_first(infos: dict, rank: dict[str, int]) -> list:
                 children[p] -= 1
                 if children[p] == 0:
                     heapq.heappush(heap, (-infos[p].time, rank[p], p))
+    return out
+
+
+def _trailers(trailers: dict, places: dict[str, str]) -> dict:
+    """A commit's trailers as the page shows them: bounded, a project named, not placed."""
+    out = {_cut(k, 60): _cut(_unplaced(v, places), 400) for k, v in list(trailers.items())[:30]}
+    if "Cogit-Project" in out:
+        out["Cogit-Project"] = display_name(out["Cogit-Project"])
     return out
 
 
@@ -294,6 +360,27 @@ def _tools(scope: str, doc: dict, engagement: dict) -> dict:
                            "total": int(engagement.get("total_interactions", 0) or 0)}}
 
 
+def _proposed(repo, reflections: list[dict], scopes) -> dict[str, list[dict]]:
+    """sha -> the review proposals each reflection commit added, and whether each still
+    waits for review (read from the commit and its parent: a few commits of the period)."""
+    def proposals(sha):
+        return (yamlio.plain(dict(load_state(repo, sha))).get("reflections") or {}).get("proposals") or []
+
+    if not reflections:
+        return {}
+    waiting = {}
+    for branch, name in scopes:
+        waiting[name] = {p.get("id") for p in proposals(git.head(repo, branch))}
+    out = {}
+    for c in reflections[:50]:
+        before = {p.get("id") for p in proposals(c["parents"][0])} if c["parents"] else set()
+        added = [p for p in proposals(c["sha"]) if p.get("id") not in before]
+        if added:
+            out[c["sha"]] = [{"id": _cut(p.get("id"), 40), "section": _cut(p.get("section"), 40), "text": _cut(p.get("text")),
+                              "waiting": any(p.get("id") in waiting.get(s, ()) for s in c["scopes"])} for p in added[:20]]
+    return out
+
+
 def _sessions(commits: list[dict]) -> list[dict]:
     """Agent sessions seen in the report's commits: what each was shown and what it changed."""
     found: dict[str, dict] = {}
@@ -301,10 +388,12 @@ def _sessions(commits: list[dict]) -> list[dict]:
         sid = c["trailers"].get("Cogit-Session", "-")
         if not sid or sid == "-":
             continue
-        s = found.setdefault(sid, {"id": sid, "agent": c["trailers"].get("Cogit-Agent", ""), "scopes": [],
-                                   "first": c["time"], "last": c["time"], "commits": [], "receipts": [],
+        s = found.setdefault(sid, {"id": sid, "agent": c["trailers"].get("Cogit-Agent", ""), "scopes": [], "title": "",
+                                   "first": c["time"], "last": c["time"], "last_t": c["t"], "commits": [], "receipts": [],
                                    "rules_shown": [], "learned": []})
         s["first"] = c["time"]
+        # Titled by its first prompt: the oldest commit's Cogit-Title wins (commits come newest first).
+        s["title"] = _cut(c["trailers"].get("Cogit-Title") or s["title"], 120)
         s["commits"].append(c["sha"])
         for scope in c["scopes"]:
             if scope not in s["scopes"]:
@@ -315,6 +404,9 @@ def _sessions(commits: list[dict]) -> list[dict]:
         rule = c["trailers"].get("Cogit-Rule")
         if rule and c["trailers"].get("Cogit-Injected") == "yes" and rule not in s["rules_shown"]:
             s["rules_shown"].append(rule)
+        for rule in parse_shown(c["trailers"].get("Cogit-Shown")):
+            if rule not in s["rules_shown"]:
+                s["rules_shown"].append(rule)
         for ch in c["changes"]:
             if ch["op"] == "+" and ch["section"] in ITEM_SECTIONS:
                 s["learned"].append({"section": ch["section"], "id": ch["id"], "text": ch["text"], "commit": c["sha"]})
@@ -366,6 +458,8 @@ def write_report(home: Home, out: Path, *, since: str | None = None, project: Sc
         raise UsageError(f"{out} is a folder", hint="Give a file name, e.g. --out cogit-report.html.")
     out.parent.mkdir(parents=True, exist_ok=True)
     git.write_atomic(out, page.encode("utf-8"), durable=False)
+    story_of.remember_report(home.runtime, data["generated_t"], data["commits"])  # the next report tells what happened since
     return {"path": str(out.resolve()), "bytes": len(page.encode("utf-8")), "commits": len(data["commits"]),
             "left_out": data["left_out"], "before_since": data["before_since"], "scopes": [s["name"] for s in data["scopes"]],
-            "rules": len(data["rules"]), "sessions": len(data["sessions"])}
+            "rules": len(data["rules"]), "sessions": len(data["sessions"]),
+            "story": {"how": data["story"]["how"], "start": data["story"]["start"], "commits": data["story"]["commits"]}}

@@ -190,3 +190,15 @@ def project_of(cwd: str | None, overrides: dict | None = None) -> dict | None:
     name = redact(name)[0]
     slug = slugify(name)
     return {"name": name, "slug": slug, "branch": f"project/{slug}", "toplevel": top, "source": source}
+
+
+def display_name(name: str, depth: int = 1) -> str:
+    """A project's name as people read it: a URL-named project by its name
+    (`github.com/me/repo`), a folder-named one by its last `depth` parts (`alpha`, not
+    `/home/me/src/alpha`: a report or a listing names the project, never where it lives)."""
+    text = str(name or "").strip()
+    drive = len(text) > 2 and text[0].isalpha() and text[1] == ":" and text[2] in "\\/"
+    if not (drive or text.startswith(("/", "~"))):
+        return text
+    parts = [p for p in text.replace("\\", "/").split("/") if p and p != "~" and not (drive and p == text[:2])]
+    return "/".join(parts[-depth:]) if parts else text

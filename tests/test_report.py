@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,10 @@ from conftest import Cogit, git
 HOSTILE = '</script><script>alert(1)</script><img src=x onerror=alert(2)> & <!-- "x" </SCRIPT >'
 ERR = "Exit code 1\nModuleNotFoundError: No module named 'widgets'"
 PROJECT_URL = "https://example.com/acme/alpha.git"
+TOKEN = "ghp_" + "Zx9Yw8Vu7T" * 4
+# sess-2's first prompt: markup, an absolute path and a secret (prompts are hostile text).
+PROMPT_2 = f"</script><b onclick=alert(3)>Check</b> /home/someone/src/alpha/app.py with {TOKEN} please"
+TITLE_2 = "</script><b onclick=alert(3)>Check</b> …/app.py with [REDACTED:github-token] please"
 
 
 def payload(sid: str, event: str, cwd: str, **fields) -> dict:
@@ -81,7 +86,7 @@ def make_memory(tmp_path: Path, c: Cogit) -> dict:
     # Agent sessions in the project: a loop on one error (a rule is born), a clean run that was
     # shown the rule (a suppression), another loop (a detection), and an explicit lesson.
     session(c, "sess-1", alpha, [bash("sess-1", i, ok=False) for i in range(3)] + [bash("sess-1", 9, cmd="pip install widgets"), bash("sess-1", 10)])
-    session(c, "sess-2", alpha, [bash("sess-2", 1), read(2)])
+    session(c, "sess-2", alpha, [bash("sess-2", 1), read(2)], prompt=PROMPT_2)
     session(c, "sess-3", alpha, [bash("sess-3", i, ok=False) for i in range(3)])
     session(c, "sess-4", alpha, [read(1), bash("sess-4", 2)], prompt="remember this: alpha's tests need the widgets extra")
     rules = c.json("rules")
@@ -210,6 +215,128 @@ def test_the_report_holds_every_scope_source_session_rule_and_receipt(memory, tm
     assert bash_row["calls"] >= 9 and bash_row["failures"] == 6
 
 
+def test_the_story_tells_what_memory_did_since_the_last_report(memory, tmp_path):
+    c, made = memory
+    out = tmp_path / "r.html"
+    c.run("report", "--out", str(out))
+    story = page_data(out.read_text("utf-8"))["story"]
+    # The first report on this machine tells everything.
+    assert story["how"] == "all" and story["start"] == "" and not story["cut"]
+    learned = {x["text"]: x for x in story["learned"]["rows"]}
+    lesson = learned["alpha's tests need the widgets extra"]
+    assert lesson["scope"] == "example.com/acme/alpha" and lesson["session"] == "sess-4" and lesson["kept"]
+    assert lesson["title"] == "remember this: alpha's tests need the widgets extra"
+    assert learned["A lesson that turned out wrong"]["kept"] is False
+    assert made["rule"]["text"] in learned and learned[made["rule"]["text"]]["section"] == "rules"
+    # What another machine made is told with the merge that brought it, not as learned here.
+    assert not any("on the laptop" in t for t in learned)
+    (merge,) = story["synced"]["rows"]
+    assert merge["n_commits"] >= 1 and any("on the laptop" in a["text"] for a in merge["added"])
+    removed = story["removed"]["rows"]
+    assert [(x["how"], x["text"]) for x in removed] == [("reverted", "A lesson that turned out wrong")]
+    assert {x["target"] for x in story["reverts"]["rows"]} == {made["reverted"], made["suppression"]}
+    (rule,) = story["rules"]["rows"]
+    assert rule["id"] == made["rule"]["id"] and rule["new"] and (rule["detections"], rule["suppressions"]) == (2, 1)
+    assert rule["sessions_shown"] == 3 and rule["effect"] is None, "this cogit measures no effect: none is shown"
+    assert {x["id"] for x in story["sessions"]["rows"]} == {"sess-1", "sess-2", "sess-3", "sess-4"}
+    # Remembered on this machine only: the runtime folder, never the synced memory.
+    assert (c.home / "runtime" / "report.json").is_file()
+    assert "report.json" not in subprocess.run(["git", "-C", str(c.home / "memory"), "ls-files"], capture_output=True, text=True).stdout
+
+    # The next report tells only what happened since; the timeline still holds everything.
+    c.run("add", "learning", "Learned after the first report")
+    said = c.run("report", "--out", str(out)).out
+    assert "At the top: what memory did since the last report, " in said and "(1 commits)" in said, said
+    data = page_data(out.read_text("utf-8"))
+    story = data["story"]
+    assert story["how"] == "last report" and story["start"]
+    assert [x["text"] for x in story["learned"]["rows"]] == ["Learned after the first report"]
+    assert story["commits"] == 1 and story["rules"]["rows"] == [] and story["synced"]["rows"] == [] and story["sessions"]["rows"] == []
+    assert data["before_since"] == 0 and len(data["commits"]) == data["total_commits"]
+
+    # What reflection proposed, and what still waits for review.
+    reflector = tmp_path / "reflector.py"
+    reflector.write_text("import sys\nsys.stdin.read()\n"
+                         "print('insights:\\n  - Small steps went well\\nheuristics:\\n  - Keep commits small\\nlearnings:\\n  - text: The build needs make first\\n    category: pattern\\n')\n")
+    c.run("reflect", "--command", f"{sys.executable} {reflector}")
+    waiting = {p["text"]: p["id"] for p in c.json("review")}
+    c.run("accept", waiting["Keep commits small"])
+    c.run("report", "--out", str(out))
+    story = page_data(out.read_text("utf-8"))["story"]
+    (reflection,) = story["reflection"]["rows"]
+    assert reflection["source"] == "reflection"
+    assert {p["text"]: p["waiting"] for p in reflection["proposals"]} == {
+        "Keep commits small": False, "The build needs make first": True, "Small steps went well": True}
+    assert [x["text"] for x in story["learned"]["rows"]] == ["Keep commits small"], "accepted by a person: learned"
+
+    # A chosen date: the story (and the timeline) from there.
+    c.run("report", "--out", str(out), "--since", "2000-01-01")
+    story = page_data(out.read_text("utf-8"))["story"]
+    assert story["how"] == "since" and story["start"] == "2000-01-01T00:00:00Z" and len(story["learned"]["rows"]) > 1
+    c.run("report", "--out", str(out), "--since", "2999-01-01")
+    story = page_data(out.read_text("utf-8"))["story"]
+    assert story["commits"] == 0 and story["learned"]["rows"] == []
+
+
+def test_sessions_are_titled_and_projects_named_never_placed(memory, tmp_path):
+    c, made = memory
+    # A project named by its folder (no origin remote): shown by its name, never its path.
+    beta = tmp_path / "work" / "beta"
+    beta.mkdir(parents=True)
+    git(beta, "init", "-q")
+    c.run("add", "learning", "beta keeps its fixtures in tests/data", "--project", str(beta))
+    out = tmp_path / "r.html"
+    c.run("report", "--out", str(out))
+    html = out.read_text("utf-8")
+    data = page_data(html)
+    assert "beta" in [s["name"] for s in data["scopes"]]
+    assert str(beta) not in html, "the absolute path of a project reached the page"
+    sessions = {s["id"]: s for s in data["sessions"]}
+    assert sessions["sess-1"]["title"] == "Fix the import of the widgets module in app.py please"
+    assert sessions["sess-2"]["title"] == TITLE_2 and TOKEN not in html and "/home/someone" not in html
+    fold = next(x for x in data["commits"] if x["trailers"].get("Cogit-Session") == "sess-2" and x["trailers"].get("Cogit-Title"))
+    assert fold["trailers"]["Cogit-Title"] == TITLE_2, "the title is stored in the session's fold commit"
+
+
+def test_shown_in_n_sessions_counts_every_receipt_that_held_the_rule(memory, tmp_path):
+    """A receipt of any source counts: here a reflex (issue 23 part 1) in a session outside
+    the project, whose digest never held the project's rule and which earns it no evidence."""
+    c, made = memory
+    rid = made["rule"]["id"]
+    out = tmp_path / "r.html"
+    c.run("report", "--out", str(out))
+    (before,) = page_data(out.read_text("utf-8"))["rules"]
+    assert before["sessions_shown"] == 3 and before["sessions_injected"] == 2  # sess-2's evidence was reverted
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sid = "sess-reflex"
+    assert c.hook("SessionStart", payload(sid, "SessionStart", str(elsewhere), source="startup")).returncode == 0
+    assert c.hook("UserPromptSubmit", payload(sid, "UserPromptSubmit", str(elsewhere), prompt="Run the app")).returncode == 0
+    assert c.hook("PostToolUse", payload(sid, "PostToolUse", str(elsewhere), **bash(sid, 1)[1])).returncode == 0
+    state_file = c.home / "runtime" / "sessions" / sid / "state.json"
+    state = json.loads(state_file.read_text())
+    assert not any(rid in (r.get("shown") or []) for r in state["receipts"]), "the digest here must not hold the rule"
+    state["receipts"].append({"t": state["last_event_at"], "source": "reflex", "branch": made["branch"], "commit": None,
+                              "chars": 180, "tokens": 45, "cut": 0, "shown": [rid]})
+    state_file.write_text(json.dumps(state))
+    assert c.hook("SessionEnd", payload(sid, "SessionEnd", str(elsewhere), reason="prompt_input_exit")).returncode == 0
+    c.run("finalize")
+
+    c.run("report", "--out", str(out))
+    data = page_data(out.read_text("utf-8"))
+    (rule,) = data["rules"]
+    assert rule["sessions_shown"] == 4 and sid in rule["shown_at"]
+    assert (rule["detections"], rule["suppressions"]) == (2, 1), "a receipt is no evidence"
+    session = next(s for s in data["sessions"] if s["id"] == sid)
+    assert rid in session["rules_shown"] and "reflex" in [r["source"] for r in session["receipts"]]
+    assert session["title"] == "Run the app"
+    # The story counts the sessions since the last report (made above): the reflex's only.
+    (story_rule,) = data["story"]["rules"]["rows"]
+    assert data["story"]["how"] == "last report" and story_rule["sessions_shown"] == 1
+    assert [x["id"] for x in data["story"]["sessions"]["rows"]] == [sid]
+
+
 def test_bounds_since_project_and_errors(memory, tmp_path):
     c, made = memory
     out = tmp_path / "small.html"
@@ -288,8 +415,27 @@ def test_the_page_in_a_real_browser(chromium, memory, tmp_path):
         assert b.eval("document.querySelectorAll('#days .day').length") == len({c['day'] for c in data['commits']})
         body = b.eval("document.body.innerText")
         for text in ("example.com/acme/alpha", "Ship the report", "widgets extra", made["rule"]["id"],
-                     "sess-2", "Bash", "human edit", "sync"):
+                     "sess-2", "Bash", "human edit", "sync", "What memory did (the first report on this machine: everything)",
+                     "Lessons learned", "Reverted or forgotten", "From other machines", "What reflection proposed",
+                     "shown in 3 sessions"):
             assert text in body, text
+        # The story's parts, each filled from the data (a lesson, the rule, the revert, the merge).
+        story = data["story"]
+        parts = b.eval("Array.from(document.querySelectorAll('#story-body .story-part')).map(p => [p.querySelector('h3').textContent, p.querySelectorAll('li').length])")
+        assert dict(parts)["Lessons learned"] == len(story["learned"]["rows"]) > 0
+        assert dict(parts)["Rules and their measured effect"] == 1
+        assert dict(parts)["Reverted or forgotten"] == len(story["reverts"]["rows"]) + len(story["removed"]["rows"])
+        # No effect is measured by this cogit: the page shows none.
+        assert b.eval("document.querySelectorAll('.effect').length") == 0
+        # Sessions are titled by their first prompt; sess-2's (markup, a path, a secret) is text.
+        titles = b.eval("Array.from(document.querySelectorAll('#sessions-body .session h3')).map(e => e.textContent)")
+        assert "“" + TITLE_2 + "”" in titles and "“Fix the import of the widgets module in app.py please”" in titles
+        assert b.eval("document.querySelectorAll('main b, main [onclick]').length") == 0
+        # The timeline is labelled: each run of commits under its session's title or what made it.
+        labels = b.eval("Array.from(document.querySelectorAll('#days .run-label')).map(e => e.textContent)")
+        assert any(TITLE_2 in x and "example.com/acme/alpha" in x for x in labels), labels
+        assert {"you: cogit commands", "sync: merged from another machine", "hand edit of the files"} <= set(labels), labels
+        assert b.eval("document.querySelectorAll('#days .run .strip button.sq').length") == len(data["commits"])
         # The hostile item is shown as text, and nothing it holds ran or was parsed as markup.
         assert HOSTILE in b.eval("Array.from(document.querySelectorAll('#items-body li > div:first-child')).map(e => e.textContent).join('\\n')")
         assert b.eval("document.querySelectorAll('main img, main script').length") == 0
@@ -309,7 +455,7 @@ def test_the_page_in_a_real_browser(chromium, memory, tmp_path):
 
         # The keyboard alone: Tab reaches the timeline, arrows move, Enter opens the diff.
         b.goto(url)
-        for _ in range(40):
+        for _ in range(120):  # past the skip link, the sections' links and the story's commit links
             b.press("Tab")
             if b.eval("document.activeElement.matches('#days button.sq')"):
                 break
@@ -341,7 +487,34 @@ def test_the_page_in_a_real_browser(chromium, memory, tmp_path):
             assert small >= 11, f"text of {small} px at {width} px"
             png = b.screenshot(shots / name)
             assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10000
+            if not mobile:  # the timeline with the revert's diff beside it
+                b.eval("document.getElementById('timeline').scrollIntoView()")
+                assert len(b.screenshot(shots / "report-timeline.png")) > 10000
 
-        # Nothing fetched but the file itself; no console error, no exception, no CSP report, no dialog.
-        assert set(b.requests()) == {url}, b.requests()
+        # A rule's measured effect, as cogit/learn/effect.py gives it (built here): the verdict, the
+        # rates shown vs withheld, the interval, how it was applied; "not enough data" says so.
+        from cogit.report import render
+        from cogit.report_story import effect_view
+
+        measured = {"shown": {"sessions": 30, "relevant": 20, "pattern": 4}, "withheld": {"sessions": 4, "relevant": 4, "pattern": 3},
+                    "effect": 0.55, "interval": [0.2, 0.9], "enough": True, "verdict": "helps",
+                    "applied": {"relevant": 24, "shown": 20, "followed": 16}, "text": "helps </script><i>x</i>"}
+        early = dict(measured, enough=False, verdict="not enough data", effect=None, interval=None)
+        for effect, verdict, measure in ((measured, "helps", "effect +0.55 (interval +0.20 to +0.90)"), (early, "not enough data", "measured effect")):
+            with_effect = json.loads(json.dumps(data))
+            with_effect["rules"][0]["effect"] = effect_view(effect)
+            with_effect["story"]["rules"]["rows"][0]["effect"] = effect_view(effect)
+            page = tmp_path / f"effect-{verdict.replace(' ', '-')}.html"
+            page.write_text(render(with_effect), "utf-8")
+            b.goto(page.resolve().as_uri())
+            boxes = b.eval("Array.from(document.querySelectorAll('.effect')).map(e => e.innerText)")
+            assert len(boxes) == 2, boxes  # the rule's card and the story
+            for box in boxes:
+                assert box.startswith(verdict + " " + measure), box
+                assert "shown: the pattern in 4 of 20 relevant sessions (20%)" in box and "followed in 16" in box
+            assert b.eval("document.querySelectorAll('main i').length") == 0
+
+        # Nothing fetched but the files themselves; no console error, no exception, no CSP report, no dialog.
+        assert set(b.requests()) <= {url} | {p.resolve().as_uri() for p in tmp_path.glob("effect-*.html")}, b.requests()
+        assert url in b.requests()
         assert b.problems() == []

@@ -240,7 +240,7 @@ def on_prompt(event, session, cfg, home_root, timeout):
                 }
             )
         _senses_prompt(state, prompt, now, home_root, read)
-        _learn_note(home_root, "note_prompt", state, cfg)
+        _learn_note(home_root, "note_prompt", state, cfg, prompt)
         if learning:
             from cogit.hooks import turn
 

@@ -167,7 +167,8 @@ def _finalize_one(home: Home, session: Session, stale_minutes: float | None) -> 
             s["session_counted"] = bool(s.get("session_counted")) or counts
             end = "ended" if s.get("ended") else "gone" if owner_gone(s) else "silent"
             s["pending"] = {"id": f"{fold_prefix(s)}:f{s['folds']}", "agg": s["agg"], "end": end,
-                            "receipts": s.get("receipts") or [], "final": end != "silent", "session": counts}
+                            "receipts": s.get("receipts") or [], "final": end != "silent", "session": counts,
+                            "title": s.get("title")}
             s["agg"] = empty_agg()
             s["receipts"] = []
         return s["pending"]
@@ -252,6 +253,9 @@ def _fold_prov(state: dict, pending: dict) -> Provenance:
     if meaningful and _learning_branch(state) != git.MAIN:
         # Engagement is global; what a project's automatic reflection counts (trigger.py).
         prov.extra["Cogit-Meaningful"] = str(meaningful)
+    from cogit.learn.session_trailers import fold_trailers
+
+    prov.extra.update(fold_trailers(pending))  # the session's title and the rules it was shown
     receipts = pending.get("receipts") or []
     if receipts:
         prov.extra["Cogit-Digest"] = "; ".join(

@@ -165,3 +165,26 @@ def meaningful(prompt: str, min_chars: int = 40) -> bool:
     if len(text) < min_chars or len(text.split()) < 6:
         return False
     return _folded(text.rstrip(".! ")) not in _THROWAWAY
+
+
+# A session's title is its first prompt (the report names sessions by it). The hook keeps
+# a bounded head, cut only at white space: a secret has none, so no cut leaves a piece of
+# one that redaction could no longer recognise. The fold redacts it, shortens paths and
+# cuts it to the trailer's length (cogit/learn/session_trailers.py); the store redacts again.
+TITLE_HEAD = 600
+
+
+def title(prompt) -> str:
+    """The head of a first prompt as the session state keeps it (no lock, no `re`)."""
+    if not isinstance(prompt, str):
+        return ""
+    words = prompt[: TITLE_HEAD * 2].split()
+    if len(prompt) > TITLE_HEAD * 2 and not prompt[TITLE_HEAD * 2].isspace():
+        words = words[:-1]  # the slice may have cut the last word (a secret) in two
+    out, size = [], 0
+    for w in words:
+        if size + len(w) + 1 > TITLE_HEAD:
+            break
+        out.append(w)
+        size += len(w) + 1
+    return " ".join(out)

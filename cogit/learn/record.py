@@ -81,8 +81,13 @@ def note_call(home_root: str, state: dict, call: dict, text, learnings, cfg: dic
     _append(home_root, state, line, int((cfg.get("hooks") or {}).get("max_records", 1000)))
 
 
-def note_prompt(home_root: str, state: dict, cfg: dict) -> None:
-    """The user wrote: a marker (a long run without the user is counted between these)."""
+def note_prompt(home_root: str, state: dict, cfg: dict, prompt=None) -> None:
+    """The user wrote: a marker (a long run without the user is counted between these).
+    The session's first prompt is kept as its title (cogit/learn/prompts.py `title`)."""
+    if prompt is not None and not state.get("title"):
+        from cogit.learn.prompts import title
+
+        state["title"] = title(prompt)
     _append(home_root, state, {"n": state.get("n_calls", 0), "prompt": True}, int((cfg.get("hooks") or {}).get("max_records", 1000)))
 
 

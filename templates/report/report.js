@@ -7,6 +7,9 @@
   var bySha = {};
   data.commits.forEach(function (c) { bySha[c.sha] = c; });
   var LETTER = { "user": "U", "hook": "H", "reflection": "R", "sync": "S", "human edit": "E" };
+  var KIND = { "user": "you: cogit commands", "hook": "agent hooks", "reflection": "reflection", "sync": "sync", "human edit": "hand edit of the files" };
+  var sessionById = {};
+  data.sessions.forEach(function (s) { sessionById[s.id] = s; });
   var OPS = { "+": ["op-add", "added"], "-": ["op-del", "removed"], "~": ["op-chg", "changed"] };
 
   function el(tag, cls, children) {
@@ -63,6 +66,81 @@
     legend.appendChild(el("li", "", [sw, s + " (" + n + ")"]));
   });
 
+  /* ---- the story: what memory did in the period ---- */
+  function effectBlock(e) {
+    var box = el("div", "effect", [el("span", "verdict v-" + e.verdict.replace(/[^a-z]+/g, "-"), [e.verdict]), " " + (e.measure || "measured effect")]);
+    box.appendChild(el("div", "hint", [e.rates]));
+    box.appendChild(el("div", "hint", ["applied: " + e.applied]));
+    if (e.text) box.appendChild(el("div", "hint", [e.text]));
+    return box;
+  }
+  var st = data.story;
+  var SINGULAR = { learnings: "learning", heuristics: "heuristic", avoidances: "avoidance", rules: "rule", reflections: "reflection" };
+  document.getElementById("h-story").textContent = st.how === "last report" ? "What memory did since the last report (" + when(st.start) + ")" :
+    st.how === "since" ? "What memory did since " + when(st.start) : "What memory did (the first report on this machine: everything)";
+  document.getElementById("story-bounds").textContent = st.cut ? "This period holds more commits than the report shows: it tells the newest " + st.commits +
+    " (--max-commits or --since change this)." : "";
+  var storyBody = document.getElementById("story-body");
+  function total(part) { return part.rows.length + part.more; }
+  var tiles = el("ul", "tiles");
+  [[total(st.learned), "lessons learned"], [total(st.rules), "rules with evidence"], [total(st.removed) + total(st.reverts), "reverted or forgotten"],
+   [total(st.synced), "merges from other machines"], [total(st.reflection), "reflections"], [total(st.sessions), "sessions"]].forEach(function (t) {
+    tiles.appendChild(el("li", "tile", [el("strong", "", [String(t[0])]), " " + t[1]]));
+  });
+  storyBody.appendChild(tiles);
+  function block(title, part, none, row) {
+    var d = el("div", "story-part", [el("h3", "", [title])]);
+    if (!part.rows.length) { d.appendChild(el("p", "empty", [none])); return d; }
+    var ul = el("ul", "items");
+    part.rows.forEach(function (x) { ul.appendChild(el("li", "", row(x))); });
+    d.appendChild(ul);
+    if (part.more) d.appendChild(el("p", "hint", ["… and " + part.more + " more (the timeline has them all)"]));
+    return d;
+  }
+  function where(x) {
+    var bits = [x.scope];
+    if (x.title) bits.push("“" + x.title + "”");
+    return el("span", "meta", [bits.join(" · ") + " · ", commitLink(x.commit)]);
+  }
+  var grid = el("div", "story-grid");
+  grid.appendChild(block("Lessons learned", st.learned, "No new lesson in this period.", function (x) {
+    return [el("div", "", [el("strong", "", [SINGULAR[x.section] || x.section]), " ", x.text, x.kept ? "" : " (no longer in memory)"]), where(x)];
+  }));
+  grid.appendChild(block("Rules and their measured effect", st.rules, "No rule was shown, detected or learned in this period.", function (x) {
+    var out = [el("div", "", [el("code", "", [x.id]), x.new ? el("span", "pill badge", ["new"]) : null, " " + x.text]),
+      el("div", "meta", [x.scope + " · " + x.detections + " detections, " + x.suppressions + " suppressions, shown in " + x.sessions_shown + " sessions in this period"])];
+    if (x.effect) out.push(effectBlock(x.effect));
+    return out;
+  }));
+  var gone = { rows: st.reverts.rows.map(function (x) { return { revert: true, x: x }; }).concat(st.removed.rows.map(function (x) { return { x: x }; })), more: st.reverts.more + st.removed.more };
+  grid.appendChild(block("Reverted or forgotten", gone, "Nothing was reverted or forgotten.", function (r) {
+    var x = r.x;
+    if (r.revert) return [el("div", "", [el("strong", "", ["revert"]), " " + x.summary]), where(x)];
+    return [el("div", "", [el("strong", "", [x.how]), " " + (SINGULAR[x.section] || x.section) + " ", x.text]), where(x)];
+  }));
+  grid.appendChild(block("From other machines", st.synced, "Nothing came from another machine (no merge in this period).", function (x) {
+    var out = [el("div", "", [x.summary + ": " + x.n_commits + " commits made there; " + x.n_added + " items added, " + x.n_changed + " changed, " + x.n_removed + " removed"]), where(x)];
+    if (x.added.length) {
+      var ul = el("ul", "sub");
+      x.added.forEach(function (a) { ul.appendChild(el("li", "", [(SINGULAR[a.section] || a.section) + " ", a.text])); });
+      out.push(ul);
+    }
+    return out;
+  }));
+  grid.appendChild(block("What reflection proposed", st.reflection, "No reflection ran in this period (`cogit reflect`).", function (x) {
+    var out = [el("div", "", [x.summary]), where(x)];
+    var ul = el("ul", "sub");
+    x.proposals.forEach(function (p) { ul.appendChild(el("li", "", [(SINGULAR[p.section] || p.section) + " ", p.text, p.waiting ? " (waits for review: `cogit review`)" : " (reviewed)"])); });
+    x.added.forEach(function (a) { ul.appendChild(el("li", "", [(SINGULAR[a.section] || a.section) + " ", a.text, " (straight into memory)"])); });
+    if (ul.childNodes.length) out.push(ul);
+    return out;
+  }));
+  grid.appendChild(block("Sessions", st.sessions, "No agent session in this period.", function (x) {
+    return [el("div", "", [x.title ? "“" + x.title + "”" : "untitled session " + x.id]),
+      el("div", "meta", [[x.agent, x.scopes.join(", "), when(x.first), x.learned + " learned"].join(" · ")])];
+  }));
+  storyBody.appendChild(grid);
+
   /* ---- timeline ---- */
   var days = document.getElementById("days");
   var buttons = [];
@@ -78,9 +156,38 @@
     g.commits.forEach(function (c) { counts[c.source] = (counts[c.source] || 0) + 1; });
     var label = Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ");
     var day = el("div", "day", [el("h3", "day-label", [g.day, el("span", "counts", [g.commits.length + " commits: " + label])])]);
-    var strip = el("ul", "strip");
-    strip.setAttribute("aria-label", "Commits of " + g.day + ", oldest first");
+    // Consecutive commits of one session (or of one kind of change) form a run, labelled
+    // with the session's title (its first prompt) or with what made them.
+    var runs = [];
     g.commits.slice().reverse().forEach(function (c) {
+      var sid = c.trailers["Cogit-Session"];
+      var key = sid && sid !== "-" ? "s:" + sid : "k:" + c.source + (c.parents.length > 1 ? ":merge" : "");
+      var r = runs.length ? runs[runs.length - 1] : null;
+      if (!r || r.key !== key) { r = { key: key, sid: sid && sid !== "-" ? sid : "", commits: [] }; runs.push(r); }
+      r.commits.push(c);
+    });
+    runs.forEach(function (r) {
+      var label = runLabel(r);
+      var run = el("div", "run", [el("p", "run-label", [label])]);
+      var strip = el("ul", "strip");
+      strip.setAttribute("aria-label", g.day + ": " + label + ", " + r.commits.length + " commits, oldest first");
+      r.commits.forEach(function (c) { strip.appendChild(el("li", "", [square(c)])); });
+      run.appendChild(strip);
+      day.appendChild(run);
+    });
+    days.appendChild(day);
+  });
+  function runLabel(r) {
+    if (r.sid) {
+      var s = sessionById[r.sid];
+      var name = s && s.title ? "“" + s.title + "”" : "session " + r.sid.slice(0, 12);
+      return name + (s && s.agent ? " · " + s.agent : "") + (s && s.scopes.length ? " · " + s.scopes.join(", ") : "");
+    }
+    var c = r.commits[0];
+    if (c.parents.length > 1) return "sync: merged from another machine";
+    return KIND[c.source] || c.source;
+  }
+  function square(c) {
       var b = el("button", "sq " + srcClass(c.source), [LETTER[c.source] || "?"]);
       b.type = "button";
       b.dataset.sha = c.sha;
@@ -90,12 +197,9 @@
       b.title = when(c.time) + " · " + c.source + " · " + c.summary;
       b.addEventListener("click", function () { openCommit(c.sha, false); });
       b.addEventListener("keydown", onKey);
-      strip.appendChild(el("li", "", [b]));
       buttons.push(b);
-    });
-    day.appendChild(strip);
-    days.appendChild(day);
-  });
+      return b;
+  }
   // Roving focus: one commit is in the Tab order; the arrow keys, Home and End move between them.
   if (buttons.length) buttons[0].tabIndex = 0;
   function onKey(ev) {
@@ -218,7 +322,8 @@
     card.appendChild(el("p", "", [r.text]));
     var first = r.over_time.length ? r.over_time[0].confidence : r.confidence;
     card.appendChild(el("p", "", [el("span", "conf", [pct(r.confidence)]), " confidence (from " + pct(first) + "), " +
-      r.detections + " detections, " + r.suppressions + " suppressions, shown in " + r.sessions_injected + " sessions"]));
+      r.detections + " detections, " + r.suppressions + " suppressions, shown in " + r.sessions_shown + " sessions"]));
+    if (r.effect) card.appendChild(effectBlock(r.effect));
     card.appendChild(chart(r));
     if (r.ledger.length) {
       var ul = el("ul", "items");
@@ -301,14 +406,15 @@
   var scards = el("div", "cards");
   data.sessions.forEach(function (s) {
     var card = el("article", "card session");
-    card.appendChild(el("h3", "", ["Session ", el("code", "", [s.id])]));
-    card.appendChild(kv([["agent", s.agent], ["scopes", s.scopes.join(", ")], ["from", when(s.first)], ["to", when(s.last)]]));
+    card.appendChild(el("h3", "", [s.title ? "“" + s.title + "”" : "Untitled session (no prompt recorded)"]));
+    card.appendChild(kv([["session", el("code", "", [s.id])], ["agent", s.agent], ["scopes", s.scopes.join(", ")], ["from", when(s.first)], ["to", when(s.last)]]));
     card.appendChild(el("h4", "", ["Injected"]));
     if (s.receipts.length) {
       var rl = el("ul", "items");
       s.receipts.forEach(function (r) {
         var match = data.commits.filter(function (c) { return r.commit && c.sha.indexOf(r.commit) === 0; })[0];
-        rl.appendChild(el("li", "", [r.source + ": digest of memory ", match ? commitLink(match.sha) : el("code", "", [r.commit || "?"]),
+        var what = r.source === "reflex" ? ": a rule at the moment it applied, memory " : ": digest of memory ";
+        rl.appendChild(el("li", "", [r.source + what, match ? commitLink(match.sha) : el("code", "", [r.commit || "?"]),
           ", " + r.chars + " characters ≈ " + r.tokens + " tokens, " + r.cut + " items cut"]));
       });
       card.appendChild(rl);
