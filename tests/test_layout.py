@@ -178,7 +178,7 @@ def test_the_hooks_reach_only_standard_library_modules():
             seen.add(n)
             todo += graph[n]
     assert {room(n) for n in seen} <= {"cogit", "cogit.hooks", "cogit.senses", "cogit.learn", "cogit.bounds", "cogit.heads",
-                                       "cogit.jsonio", "cogit.launch", "cogit.locking", "cogit.paths", "cogit.redact", "cogit.secret_kinds",
+                                       "cogit.jsonio", "cogit.launch", "cogit.locking", "cogit.paths", "cogit.redact", "cogit.secret_kinds", "cogit.spatial_index",
                                        "cogit.runtime", "cogit.scope", "cogit.frame", "cogit.programs", "cogit.projectfile",
                                        "cogit.local_settings"}
     assert {n for n in seen if n.startswith("cogit.learn.")} <= {"cogit.learn.record", "cogit.learn.prompts"}

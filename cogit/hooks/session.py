@@ -59,6 +59,11 @@ def on_session_start(event, session, cfg, home_root, timeout):
         from cogit.hooks.spawn import spawn_finalize
 
         spawn_finalize(home_root, None, cwd=event.get("cwd"))
+    if project and project.get("source") in ("origin", "repository") and _spatial_on(cfg):
+        # The Spatial sense's import index, built detached now so the first edit only reads it.
+        from cogit.hooks.spawn import spawn_index_build
+
+        spawn_index_build(home_root, project["toplevel"], cwd=event.get("cwd"))
     sync = cfg.get("sync") or {}
     if sync.get("auto"):
         from cogit.hooks.spawn import spawn
@@ -68,6 +73,12 @@ def on_session_start(event, session, cfg, home_root, timeout):
         spawn(home_root, ["pull", "--background", "--timeout", str(float(sync.get("pull_timeout_s", 3)) or 3.0)], "sync.log",
               cwd=event.get("cwd"))
     return text
+
+
+def _spatial_on(cfg) -> bool:
+    senses = cfg.get("senses") or {}
+    spatial = senses.get("spatial") if isinstance(senses, dict) else None
+    return senses.get("enabled", True) is not False and not (isinstance(spatial, dict) and spatial.get("enabled") is False)
 
 
 def _digest_receipt(state, source, branch, digest, text):

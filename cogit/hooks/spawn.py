@@ -1,5 +1,6 @@
 """The detached work a hook starts and never waits for: `cogit finalize` (queued changes
-into commits, a session's fold) and the background pull. Standard library only.
+into commits, a session's fold), the background pull, and the builder of a repository's
+import index (cogit/senses/import_index.py). Standard library only.
 """
 
 import os
@@ -17,6 +18,19 @@ def spawn_finalize(home_root: str, session_id: str | None, sync: bool = False, c
     if session_id:
         args += ["--session", session_id]
     spawn(home_root, args + (["--sync"] if sync else []), "finalize.log", cwd=cwd)
+
+
+def spawn_index_build(home_root: str, root: str, cwd: str | None = None) -> bool:
+    """Start `cogit hook build-index ROOT` detached, unless a build of ROOT started within
+    spatial_index.REFRESH_S (one stat); True when one was started."""
+    from cogit import spatial_index  # not cogit.senses: SessionStart needs none of the senses
+
+    cache_dir = os.path.join(runtime_dir(home_root), "cache")
+    if not spatial_index.wants_build(cache_dir, root):
+        return False
+    spatial_index.mark_started(cache_dir, root)
+    spawn(home_root, ["hook", "build-index", root], "index.log", cwd=cwd)
+    return True
 
 
 def spawn(home_root: str, args: list[str], log_name: str, cwd: str | None = None) -> None:

@@ -73,6 +73,8 @@ def on_post_tool(event, session, cfg, home_root, timeout):
             state["n_records"] = state.get("n_records", 0) + 1
             session.append_call({"n": state["n_calls"], "t": round(now, 3), "tool": tool, "ok": ok, "ms": ms})
         out["text"], learnings = _sense(state, call, event, cfg, home_root, now, ms)
+        # the Spatial sense found no import index of this repository (or an old one): built detached
+        out["index"] = (state.get("senses") or {}).pop("index_wanted", None)
         # A notice for the person (the interrupt's last level, once per episode): the adapter shows it.
         event["notice"] = (state.get("senses") or {}).pop("notice", None)
         if learnings:
@@ -88,6 +90,10 @@ def on_post_tool(event, session, cfg, home_root, timeout):
         out["queued"] = bool(learnings)
 
     session.update(update, agent=event["agent"], timeout=timeout)
+    if isinstance(out.get("index"), str):
+        from cogit.hooks.spawn import spawn_index_build
+
+        spawn_index_build(home_root, out["index"], cwd=event.get("cwd"))
     if out.get("queued"):
         from cogit.hooks.spawn import spawn_finalize
 
