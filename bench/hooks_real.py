@@ -71,9 +71,14 @@ def make_project(root: Path, modules: int = MODULES) -> Path:
     return root
 
 
+def _sid(kind: str, n: int) -> str:
+    # safe characters only, as agents' session ids are (UUIDs): any other is hashed into a file name
+    return f"{SID}-{kind.replace(':', '-')}-{n}"
+
+
 def payload(kind: str, n: int, project: Path) -> bytes:
     cwd = str(project)
-    sid = f"{SID}-{kind}-{n}"
+    sid = _sid(kind, n)
     body: dict = {"session_id": sid, "cwd": cwd, "hook_event_name": kind.split(":")[0]}
     if kind == "SessionStart":
         body.update(session_id=SID, source="startup")  # one session, resumed: nothing to finalize
@@ -141,7 +146,7 @@ def _index_built(home: Path, project: Path) -> bool:
 
 
 def _queue_drained(home: Path, kind: str, n: int) -> bool:
-    state = home / "runtime" / "sessions" / f"{SID}-{kind}-{n}" / "state.json"
+    state = home / "runtime" / "sessions" / _sid(kind, n) / "state.json"
     try:
         return not json.loads(state.read_text()).get("queue")
     except (OSError, ValueError):

@@ -60,10 +60,14 @@ def on_session_start(event, session, cfg, home_root, timeout):
 
         spawn_finalize(home_root, None, cwd=event.get("cwd"))
     if project and project.get("source") in ("origin", "repository") and _spatial_on(cfg):
-        # The Spatial sense's import index, built detached now so the first edit only reads it.
-        from cogit.hooks.spawn import spawn_index_build
+        # The Spatial sense's import index, built detached now so the first edit only reads it
+        # (one stat says whether a build started recently; the spawn code loads only to start one).
+        from cogit import spatial_index
 
-        spawn_index_build(home_root, project["toplevel"], cwd=event.get("cwd"))
+        if spatial_index.wants_build(os.path.join(home_root, "runtime", "cache"), project["toplevel"]):
+            from cogit.hooks.spawn import spawn_index_build
+
+            spawn_index_build(home_root, project["toplevel"], cwd=event.get("cwd"))
     sync = cfg.get("sync") or {}
     if sync.get("auto"):
         from cogit.hooks.spawn import spawn
