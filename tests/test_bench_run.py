@@ -18,14 +18,14 @@ def test_bench_run_quick_produces_the_table_and_results(tmp_path):
     out, rows_json = tmp_path / "RESULTS.md", tmp_path / "rows.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("COGIT_")}
     env["COGIT_BENCH_WORK"] = str(tmp_path / "work")
-    proc = subprocess.run([sys.executable, str(BENCH / "run"), "--quick", "--only", "query,cold,hooks",
+    proc = subprocess.run([sys.executable, str(BENCH / "run"), "--quick", "--only", "query,cold,hooks,hooks_real",
                            "--out", str(out), "--json", str(rows_json)],
                           capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.splitlines()[0].split()[:2] == ["figure", "cogit"]
     rows = json.loads(rows_json.read_text())
     modules = {r["module"] for r in rows}
-    assert modules == {"homes", "query", "cold", "hooks"}
+    assert modules == {"homes", "query", "cold", "hooks", "hooks_real"}
     assert not [r for r in rows if r["method"].startswith("not run")], rows
     for r in rows:
         assert set(r) >= {"figure", "cogit", "reference", "ratio", "target", "met", "method"}
@@ -34,7 +34,8 @@ def test_bench_run_quick_produces_the_table_and_results(tmp_path):
             assert abs(r["ratio"] - r["cogit"] / r["reference"]) <= 0.02 * r["ratio"] + 0.01  # rounded values
     figures = " ".join(r["figure"] for r in rows)
     for needed in ("why ID", "log --item ID", "log -n 20", "log --event", "status", "cold `add",
-                   "cold `--help`", "UserPromptSubmit", "PostToolUseFailure", "peak memory", "building a home"):
+                   "cold `--help`", "UserPromptSubmit", "PostToolUseFailure", "peak memory", "building a home",
+                   "in a real project: SessionStart", "in a real project: PostToolUse Edit", "remember this"):
         assert needed in figures, needed
     text = out.read_text()
     assert text.startswith("# Benchmark results")

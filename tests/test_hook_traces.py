@@ -24,6 +24,7 @@ from test_traces import load, make_repo, substitute  # noqa: E402
 
 from cogit import senses  # noqa: E402
 from cogit.paths import safe_name  # noqa: E402
+from cogit.senses import import_index  # noqa: E402
 
 TRACES = sorted(glob.glob(os.path.join(HERE, "senses", "traces", "*.json")))
 CLOCKED = {"long_run_without_user.json"}
@@ -38,6 +39,10 @@ def test_trace_through_the_hook_entrypoint(initialized, tmp_path, path):
         cfg.write_text(cfg.read_text().replace("senses: {}", "senses: " + json.dumps(trace["config"])))
         c.run("commit", "-m", "Trace config")
     repo = make_repo(trace.get("setup"), tmp_path)
+    if repo:  # the Spatial sense reads the import index the detached builder makes; made here first
+        cache = str(c.home / "runtime" / "cache")
+        import_index.build(repo, cache)
+        import_index.mark_started(cache, repo)
     seen: dict = {}  # session id -> [tool calls, prompts] sent so far
     told: dict = {}  # session id -> the interrupt level the person was told of
     for index, step in enumerate(trace["steps"]):

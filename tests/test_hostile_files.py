@@ -20,6 +20,7 @@ import time
 import pytest
 
 from cogit import projectfile
+from conftest import wait_for
 
 SID = "5f0c1d2e-files-4a1b-9c8d-7e6f5a4b3c2d"
 HOOK_TIMEOUT = 20
@@ -123,6 +124,13 @@ def test_session_start_in_a_folder_with_a_hostile_git_config(kind, where, initia
 # --------------------------------------------------------------------------- Gemini AfterTool, spatial sense
 
 
+def _index_built(c, lang):
+    for path in (c.home / "runtime" / "cache").glob(f"spatial-*-{lang}.tsv"):
+        if json.loads(path.read_text(errors="replace").split("\n", 1)[0]).get("full"):
+            return True
+    return False
+
+
 def _ts_repo(tmp_path):
     folder = tmp_path / "web"
     (folder / ".git").mkdir(parents=True)
@@ -142,6 +150,8 @@ def test_gemini_after_tool_with_a_hostile_file_in_the_repository(kind, name, ini
     base = {"session_id": SID, "transcript_path": f"{tmp_path}/chat.json", "cwd": str(folder),
             "timestamp": "2026-11-30T10:00:00.000Z"}
     run_hook(c, "gemini", "SessionStart", folder, dict(base, hook_event_name="SessionStart", source="startup"))
+    # SessionStart started the import index's builder, detached: it reads the hostile file too
+    assert wait_for(lambda: _index_built(c, "js"), timeout=60), hook_log(c)
     payload = dict(base, hook_event_name="AfterTool", tool_name="write_file",
                    tool_input={"file_path": str(folder / "src" / "util.ts"), "content": "export const x = 2\n"},
                    tool_response={"llmContent": "ok", "returnDisplay": "ok"})

@@ -47,6 +47,10 @@ def run(args: list[str]) -> int:
         home_root = home_dir()
         if os.environ.get("COGIT_DISABLE") == "1":
             return 0
+        if args[:1] == ["build-index"]:  # the detached builder of an import index, started by a hook
+            from cogit.senses.import_index import build_main
+
+            return build_main(home_root, args[1:])
         if len(args) < 2:
             raise ValueError(f"usage: cogit hook <agent> <EVENT>, got {args!r}")
         agent, event = args[0], args[1]

@@ -85,13 +85,13 @@ _IDLE = frozenset("sleep true echo date printf wait".split())
 
 
 def _values(err) -> str:
-    from cogit.senses.call import values_of
+    from cogit.senses.signature import values_of
 
     return values_of(err)
 
 
 def _program(cmd) -> str:
-    from cogit.senses.call import program
+    from cogit.senses.commands import program
 
     return program(cmd or "")
 
@@ -102,7 +102,7 @@ def _loops(calls, t):
     A loop is `min_failures` failures with the same signature, where no edit changed the
     error's values: red-green TDD's "assert 0 == 3", an edit, then "assert 2 == 3" share a
     normalized signature but are progress, so the count starts again there (`vals`: the error
-    as written without its locations, senses.call.values_of). A failing command that then
+    as written without its locations, senses.signature.values_of). A failing command that then
     worked unchanged with nothing done in between but waiting (a retried network error) was
     transient, not a loop: there is nothing to learn but "retry"."""
     runs: dict[str, list[int]] = {}
@@ -165,7 +165,7 @@ def _rel(text, cwd: str) -> str:
 
 
 def _same_family(a: dict, b: dict) -> bool:
-    from cogit.senses.call import similarity
+    from cogit.senses.signature import similarity
 
     if a.get("test") and b.get("test"):
         return True
@@ -335,7 +335,7 @@ def _untested_at_end(calls) -> tuple[int, set]:
 
     Docs and config have no tests (only code files count), and a long change that ended with
     a test run (a migration the user asked for) was tested."""
-    from cogit.senses.call import is_code_file
+    from cogit.senses.commands import is_code_file
 
     n, files = 0, set()
     for line in calls:
@@ -348,7 +348,7 @@ def _untested_at_end(calls) -> tuple[int, set]:
 
 
 def _tests_exist(calls, facts) -> bool:
-    from cogit.senses.call import is_test_file
+    from cogit.senses.commands import is_test_file
 
     if (facts or {}).get("has_tests"):
         return True
@@ -385,7 +385,7 @@ DETECT = {
 
 
 def _similar(a: str, b: str) -> bool:
-    from cogit.senses.call import similarity
+    from cogit.senses.signature import similarity
 
     return bool(a and b) and (a == b or similarity(a, b) >= 0.6)
 
@@ -430,7 +430,7 @@ def relevant(rule: dict, trace, config: dict | None = None, facts: dict | None =
                 seen[_search_key(c)] = seen.get(_search_key(c), 0) + 1
         return any(v >= 2 for v in seen.values())
     if detector == "edits_without_tests":
-        from cogit.senses.call import is_code_file
+        from cogit.senses.commands import is_code_file
 
         edits = sum(1 for c in calls if c.get("kind") == "write" and is_code_file(c.get("target") or ""))
         return edits >= max(2, t["edits_without_tests"]["min_edits"] // 2) and _tests_exist(calls, facts)

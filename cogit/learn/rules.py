@@ -361,7 +361,7 @@ def project_facts(cwd) -> dict:
     """What the detectors may know of the session's project folder: whether it has tests
     (a test folder or test files at its top). Only names are looked at, at most 500 of
     them: the folder is the agent's, nothing in it is read, imported or run."""
-    from cogit.senses.call import is_test_file
+    from cogit.senses.commands import is_test_file
 
     facts = {"has_tests": False}
     if not isinstance(cwd, str) or not cwd or not os.path.isabs(cwd):

@@ -7,6 +7,10 @@ A call is a failure when there is an `error`, or, conservatively, when the respo
 says so (`interrupted: true` on Bash, `isError`/`is_error: true` on MCP results). Output on
 stderr, or words such as "error" inside a successful result, are not failures: reading a log
 or a test file must not look like pain.
+
+The record's parts live beside it, each imported only when a call needs it: sizes.py
+(what enters the context: every call), commands.py (what a command runs, test and code
+files: shell calls and writes), signature.py (the error signature: failures only).
 """
 
 import os
@@ -21,9 +25,6 @@ EXEC_TOOLS = ("Bash", "PowerShell")
 
 MAX_TARGET = 300
 MAX_CMD = 300
-MAX_SIG = 200
-# Claude Code truncates Bash output for the model at about this many characters.
-MAX_OUTPUT = 30000
 
 
 def kind_of(tool):
@@ -50,402 +51,16 @@ def _abspath(path, cwd):
     return os.path.normpath(path)
 
 
-def _one_line(text, limit):
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# --- error signatures -------------------------------------------------------
-
-# words of lines that mention a failure; plain substrings of the lower-cased line (a regex
-# alternation of these costs ten times more per character)
-_KEYWORDS = (
-    "error", "exception", "traceback", "fail", "fatal", "panic", "abort", "cannot", "can't", "could not",
-    "couldn't", "not found", "no such", "denied", "invalid", "unexpected", "undefined", "unresolved",
-    "refused", "timeout", "timedout", "time out", "timed out", "missing", "unable", "not recognized",
-    "segmentation", "killed",
-)
-
-
-def _mentions_failure(line):
-    low = line.lower()
-    return any(word in low for word in _KEYWORDS)
-
-
-# Lines that name the error, noise lines, timestamps, ids, paths and numbers are found by
-# the hand-written scanners of cogit/senses/scan.py, each held to the regular expression
-# it replaced: no `re` on the path of a failed tool call. (Imported where used: a
-# successful Read never needs them.)
-
-
-def normalize(text):
-    """Lower-case text with timestamps, ids, hex, paths, line numbers and other numbers replaced."""
-    from . import scan
-
-    return scan.normalize(text)
-
-
-def _picked(error):
-    """(lines that say which error it is, exit code or None) of an error text.
-
-    Lines naming the error (an exception, "error:", a compiler code) win over lines that merely
-    mention a failure ("1 error in 0.12s"); with neither, the last lines are used.
-    """
-    from . import scan
-
-    text = error if isinstance(error, str) else str(error)
-    # the first and last few KB carry the exit code and the error; the middle is never read
-    text = scan.cut_truncations(bounds.cut(text, bounds.ERROR_HEAD, bounds.ERROR_TAIL))
-    lines = text.splitlines()
-    if len(lines) > bounds.ERROR_LINES_HEAD + bounds.ERROR_LINES_TAIL:
-        lines = lines[: bounds.ERROR_LINES_HEAD] + lines[-bounds.ERROR_LINES_TAIL :]
-    lines = [line.strip() for line in lines if line.strip()]
-    code = None
-    if lines:
-        code = scan.exit_code(lines[0])
-        if code is not None:
-            lines = lines[1:]
-    lines = [line for line in lines if not scan.is_noise(line)]
-    strong = [line for line in lines if scan.names_error(line)]
-    if strong:
-        return strong[-2:], code
-    key = [line for line in lines if _mentions_failure(line)]
-    return (key or lines)[-3:], code
-
-
-def signature(error, cmd=None):
-    """A short normalized signature of an error text.
-
-    Uses the last few lines that look like an error (the exception of a traceback, the
-    FAILED/summary lines of a test run), else the last lines. An error with no output at all
-    ("Exit code 1" alone) is signed with the command, so that the same silent failure repeats
-    its signature and different commands do not. Only the first ERROR_HEAD and the last
-    ERROR_TAIL characters of the error are read (cogit/bounds.py): linear, a few ms at most.
-    """
-    return describe(error, cmd)[0]
-
-
-def values_of(err):
-    """The error as written, without where it happened: tokens naming a place (a path, a
-    `file.ts(11,7)` or `x.py:12` location, the number after "line") are dropped, the values
-    stay. The same type error moving down a file is one loop; "assert 0 == 3" then
-    "assert 2 == 3" after an edit is red-green progress (the learning loop and the
-    nociception run tell them apart by this)."""
-    out, skip = [], False
-    for tok in (err or "").split():
-        if skip:
-            skip = False
-            if tok.strip(",:").isdigit():
-                continue
-        low = tok.lower()
-        if "/" in tok or "\\" in tok or (("." in tok) and any(c in tok for c in "(:") and any(c.isdigit() for c in tok)):
-            continue
-        if low in ("line", "line:", "ln"):
-            skip = True
-            continue
-        out.append(tok)
-    return " ".join(out)
-
-
-def error_line(error):
-    """The most telling line of an error, as written (for messages; signatures are normalized)."""
-    return describe(error)[1]
-
-
-def describe(error, cmd=None, values=None):
-    """(signature, error line) of an error text, reading it once. `values`, a dict, gets
-    "vals": the picked lines as written without their locations (values_of)."""
-    from . import scan
-
-    picked, code = _picked(error)
-    if picked:
-        sig = normalize(" | ".join(line[:300] for line in picked))
-        line = _one_line(scan.strip_pytest_e(picked[-1][:1000]), 160)
-        if values is not None:
-            values["vals"] = _one_line(values_of(" | ".join(scan.strip_pytest_e(x[:300]) for x in picked)), 200)
-    else:
-        sig = normalize("exit %s %s" % (code or "?", _one_line((cmd or "")[:1000], 120)))
-        line = "exit code %s, no output" % code if code else "no output"
-    return sig[:MAX_SIG] or "error", line
-
-
-def similarity(a, b):
-    """Jaccard similarity of the token sets of two signatures (1.0 for two equal strings)."""
-    from . import scan
-
-    if a == b:
-        return 1.0
-    ta, tb = set(scan.tokens(a or "")), set(scan.tokens(b or ""))
-    if not ta or not tb:
-        return 0.0
-    return len(ta & tb) / len(ta | tb)
-
-
-# --- test runs and test files ----------------------------------------------
-
-def _segments(cmd):
-    """A shell command cut at &&, ||, ;, | and newlines (string operations: no `re` needed)."""
-    for sep in ("&&", "||", ";", "|"):
-        cmd = cmd.replace(sep, "\n")
-    return cmd.split("\n")
-
-
-def _is_python(prog):
-    """python, python3, python3.11 ...: the name, then only digits and dots."""
-    return prog.startswith("python") and all(c.isdigit() or c == "." for c in prog[6:])
-_WRAPPERS = frozenset(
-    "uv poetry pipenv hatch pdm rye npx pnpx bunx exec time env nice sudo xvfb-run command".split()
-)
-_SUITE_ONLY = frozenset("tox nox ctest phpunit".split())
-_FILTER_OPTS = frozenset("-k -m -run --run -t --testNamePattern --test-name-pattern --grep -g --filter".split())
-
-
-def _runner_args(segment):
-    """The arguments after the test runner when this command segment runs tests, else None."""
-    toks = [t.strip("'\"") for t in segment.split()]
-    i = 0
-    while i < len(toks):
-        tok = toks[i]
-        base = tok.rsplit("/", 1)[-1]
-        if "=" in tok and not tok.startswith("-"):  # FOO=1 pytest
-            i += 1
-        elif base in _WRAPPERS:
-            i += 2 if i + 1 < len(toks) and toks[i + 1] == "run" else 1
-        elif base == "timeout":
-            i += 1
-            while i < len(toks) and (toks[i].startswith("-") or toks[i][:1].isdigit()):
-                i += 1
-        else:
-            break
-    if i >= len(toks):
-        return None
-    prog, args = toks[i].rsplit("/", 1)[-1], toks[i + 1 :]
-    words = [a for a in args if not a.startswith("-")]
-    if prog in ("pytest", "py.test", "jest", "vitest", "mocha", "rspec"):
-        return args
-    if prog in _SUITE_ONLY:
-        return []
-    if _is_python(prog) and args[:2] in (["-m", "pytest"], ["-m", "unittest"]):
-        return args[2:]
-    if prog in ("npm", "pnpm", "yarn", "bun"):
-        if words[:1] == ["test"] or words[:1] == ["t"]:
-            return args[args.index(words[0]) + 1 :]
-        if words[:1] == ["run"] and len(words) > 1 and words[1].startswith("test"):
-            return args[args.index(words[1]) + 1 :]
-        return None
-    if prog in ("deno", "go", "swift", "mix", "dotnet") and words[:1] == ["test"]:
-        return args[args.index("test") + 1 :]
-    if prog == "node" and "--test" in args:
-        return [a for a in args if a != "--test"]
-    if prog == "cargo" and words[:1] in (["test"], ["nextest"]):
-        rest = args[args.index(words[0]) + 1 :]
-        # a positional argument of cargo test is a test-name filter
-        return ["--filter" if not a.startswith("-") else a for a in rest if a != "run"]
-    if prog in ("make", "rake", "mvn", "gradle", "gradlew") and any(w in ("test", "check") for w in words):
-        return []
-    if prog == "bundle" and words[:2] == ["exec", "rspec"]:
-        return args[args.index("rspec") + 1 :]
-    return None
-
-
-def program(cmd):
-    """The program a command runs, past `cd x &&`, env assignments and wrappers: 'pytest', 'npm' …"""
-    for segment in _segments(cmd or ""):
-        toks = [t.strip("'\"") for t in segment.split()]
-        while toks and (("=" in toks[0] and not toks[0].startswith("-")) or toks[0].rsplit("/", 1)[-1] in _WRAPPERS):
-            toks = toks[2:] if len(toks) > 1 and toks[1] == "run" else toks[1:]
-        if toks and toks[0] not in ("cd", "pushd", "source", ".", "set", "export"):
-            prog = toks[0].rsplit("/", 1)[-1]
-            if _is_python(prog) and len(toks) > 2 and toks[1] == "-m":
-                return toks[2]  # python -m pip -> pip
-            return prog
-    return ""
-
-
-def run_scope(cmd):
-    """'suite' or 'targeted' when the command runs tests, else None.
-
-    The runner has to be the program of one command segment (after wrappers such as `uv run`,
-    `timeout 60` or `FOO=1`), so `pip install pytest` or `grep pytest` are not test runs.
-    Targeted means it names test files, node ids (`x.py::test_y`) or a name filter (-k, -run, -t);
-    a bare runner or a directory counts as the suite.
-    """
-    if not cmd:
-        return None
-    scope = None
-    for segment in _segments(cmd):
-        args = _runner_args(segment)
-        if args is None:
-            continue
-        from . import scan
-        if any(a.split("=", 1)[0] in _FILTER_OPTS or scan.names_tests(a) for a in args):
-            scope = scope or "targeted"
-        else:
-            scope = "suite"
-    return scope
-
-
-def is_test_file(path):
-    from . import scan
-
-    return bool(path) and scan.is_test_path(path.replace("\\", "/"))
-
-
-CODE_EXT = frozenset(
-    ".py .pyi .js .jsx .ts .tsx .mjs .cjs .mts .cts .go .rs .rb .java .kt .kts .scala .c .h .cc .cpp .hpp "
-    ".cs .swift .php .vue .svelte .ex .exs .lua .dart".split()
-)
-
-
-def is_code_file(path):
-    return os.path.splitext(path or "")[1].lower() in CODE_EXT
-
-
-# --- sizes: what enters the model's context ----------------------------------
-
-
-def _items(value):
+def first_items(value):
     """(the first bounds.ITEMS items of a list, the factor that extrapolates their sizes to all)."""
     if len(value) <= bounds.ITEMS:
         return value, 1.0
     return value[: bounds.ITEMS], len(value) / float(bounds.ITEMS)
 
 
-def _texts(value, limit=MAX_OUTPUT):
-    """Total length of the text blocks of an MCP/Agent style result."""
-    if isinstance(value, str):
-        return len(value)
-    if isinstance(value, list):
-        value, scale = _items(value)
-        total = 0
-        for item in value:
-            if isinstance(item, dict):
-                if isinstance(item.get("text"), str):
-                    total += len(item["text"])
-                elif item.get("type") == "image":
-                    total += 6000
-            elif isinstance(item, str):
-                total += len(item)
-        return min(int(total * scale), limit)
-    return 0
-
-
-def _input_size(tool_input):
-    """Characters of the input the model wrote (they sit in the context too)."""
-    total = 0
-    for _, value in zip(range(bounds.ITEMS), tool_input.values()):
-        if isinstance(value, str):
-            total += len(value)
-        elif isinstance(value, list):  # MultiEdit edits
-            items, scale = _items(value)
-            part = 0
-            for item in items:
-                if isinstance(item, dict):
-                    part += sum(len(v) for _, v in zip(range(bounds.ITEMS), item.values()) if isinstance(v, str))
-            total += int(part * scale)
-    return total
-
-
-def response_size(tool, tool_response):
-    """Characters of the result that the model sees, estimated per tool from the structured response."""
-    r = tool_response
-    if r is None:
-        return 0
-    if isinstance(r, str):
-        return min(len(r), MAX_OUTPUT)
-    if isinstance(r, list):
-        return _texts(r)
-    if not isinstance(r, dict):
-        return 0
-    if tool in EXEC_TOOLS or "stdout" in r:
-        return min(len(_s(r.get("stdout"))) + len(_s(r.get("stderr"))), MAX_OUTPUT)
-    f = r.get("file")
-    if isinstance(f, dict):  # Read: {"type": "text", "file": {"content", "numLines", ...}}
-        if r.get("type") == "image" or "base64" in f:
-            return 6000
-        content = _s(f.get("content"))
-        lines = f.get("numLines") if isinstance(f.get("numLines"), int) else content.count("\n") + 1
-        return len(content) + 7 * lines  # Read prefixes each line with its number and a tab
-    if tool in ("Edit", "MultiEdit", "Write") or "structuredPatch" in r:
-        patch = r.get("structuredPatch")
-        total = 120
-        if isinstance(patch, list):
-            hunks, scale = _items(patch)
-            part = 0
-            for hunk in hunks:
-                if isinstance(hunk, dict) and isinstance(hunk.get("lines"), list):
-                    lines, more = _items(hunk["lines"])
-                    part += int(sum(len(x) + 8 for x in lines if isinstance(x, str)) * more)
-            total += int(part * scale)
-        return total
-    if "filenames" in r or "mode" in r:  # Grep / Glob
-        content = _s(r.get("content"))
-        if content:
-            return min(len(content), MAX_OUTPUT)
-        names = r.get("filenames")
-        if not isinstance(names, list):
-            return 0
-        names, scale = _items(names)
-        return int(sum(len(n) + 1 for n in names if isinstance(n, str)) * scale)
-    if isinstance(r.get("result"), str):  # WebFetch
-        return len(r["result"])
-    if "content" in r:  # Agent (completed), MCP {"content": [...]}
-        return _texts(r["content"])
-    return _approx_json_len(r, MAX_OUTPUT)
-
-
-def search_hits(r):
-    """How much a Grep/Glob found (files, or lines in content mode); None when unknown.
-
-    The learning loop tells a fruitless repeated search (nothing found, again) from a search
-    that finds things (progress, e.g. the leftovers of a rename shrinking)."""
-    if not isinstance(r, dict):
-        return None
-    for key in ("numFiles", "numLines", "numMatches"):
-        if isinstance(r.get(key), int) and not isinstance(r.get(key), bool) and r[key] > 0:
-            return r[key]
-    names = r.get("filenames")
-    if isinstance(names, list) and names:
-        return len(names)
-    content = _s(r.get("content"))
-    if content.strip():
-        return content.count("\n") + 1
-    if "filenames" in r or "numFiles" in r or "content" in r:
-        return 0
-    return None
-
-
-def _approx_json_len(value, limit):
-    """len(json.dumps(value)) of a small value; of a big one an estimate from its first
-    bounds.ITEMS values, stopping at limit (dumping 4 MB would cost what parsing it did)."""
-    total, seen, todo, whole = 0, 0, [value], True
-    while todo and total < limit and seen < bounds.ITEMS:
-        v = todo.pop()
-        seen += 1
-        if isinstance(v, str):
-            total += len(v) + 3
-        elif isinstance(v, dict):
-            total += 2
-            for k, item in v.items():
-                total += (len(k) + 4) if isinstance(k, str) else 8
-                todo.append(item)
-                if len(todo) > bounds.ITEMS:
-                    whole = False
-                    break
-        elif isinstance(v, list):
-            total += 2
-            whole = whole and len(v) <= bounds.ITEMS
-            todo.extend(v[: bounds.ITEMS])
-        else:
-            total += 6
-    if whole and not todo and total < limit:  # walked whole and small: measure it exactly
-        try:
-            from cogit import jsonio
-
-            return min(len(jsonio.dumps(value, default=str)), limit)
-        except (TypeError, ValueError):
-            return 0
-    return min(total, limit)
+def _one_line(text, limit):
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # --- the call record ----------------------------------------------------------
@@ -487,7 +102,7 @@ def _change_hash(tool, ti):
     elif tool == "Write":
         data = _fp(ti.get("content"))
     elif tool == "MultiEdit":
-        edits = _items(ti["edits"])[0] if isinstance(ti.get("edits"), list) else []
+        edits = first_items(ti["edits"])[0] if isinstance(ti.get("edits"), list) else []
         data = "\0".join(_fp(e.get("old_string")) + "\1" + _fp(e.get("new_string")) for e in edits if isinstance(e, dict))
     elif tool == "NotebookEdit":
         data = _fp(ti.get("cell_id")) + "\0" + _fp(ti.get("new_source")) + "\0" + _fp(ti.get("edit_mode"))
@@ -552,14 +167,18 @@ def _failure_in_response(tool, r):
     if not isinstance(r, dict):
         return None
     if r.get("interrupted") is True:
+        from .signature import normalize
+
         tail = _s(r.get("stderr")) or _s(r.get("stdout"))
         tail = _redacted(tail, 0, 500) if len(tail) > 500 else _redacted(tail, 500)
         return "interrupted | " + (normalize(tail)[:150] if tail.strip() else "no output")
     if r.get("isError") is True or r.get("is_error") is True:
+        from .signature import signature
+
         content = r.get("content")
         text = ""
         if isinstance(content, list):
-            text = " ".join(_s(c.get("text")) for c in _items(content)[0] if isinstance(c, dict))
+            text = " ".join(_s(c.get("text")) for c in first_items(content)[0] if isinstance(c, dict))
         elif isinstance(content, str):
             text = content
         return signature(_redacted(text, bounds.ERROR_HEAD, bounds.ERROR_TAIL) if text else "%s reported an error" % tool)
@@ -587,7 +206,7 @@ def _bounded_input(ti):
     out = _cut_strings(ti)
     for key, value in out.items():
         if isinstance(value, list):
-            out[key] = [_cut_strings(v) if isinstance(v, dict) else v for v in _items(value)[0]]
+            out[key] = [_cut_strings(v) if isinstance(v, dict) else v for v in first_items(value)[0]]
     return out
 
 
@@ -602,6 +221,8 @@ def make_call(tool_name, tool_input, tool_response, error, duration_ms, now, cwd
     test_file (a write to a test file), created (a Write that created the file), id
     (tool_use_id), ms (duration).
     """
+    from .sizes import input_size, response_size, search_hits
+
     tool = tool_name[: bounds.NAME] if isinstance(tool_name, str) and tool_name else "unknown"
     full = tool_input if isinstance(tool_input, dict) else {}
     ti = _bounded_input(full)  # what the senses analyse; sizes and fingerprints read `full`
@@ -623,6 +244,8 @@ def make_call(tool_name, tool_input, tool_response, error, duration_ms, now, cwd
         err = error if isinstance(error, str) else str(error)
         call["ok"] = False
         # Redacted, then cut (signatures, rules and messages quote it): never a part of a secret.
+        from .signature import describe
+
         call["sig"], call["err"] = describe(_redacted(err, bounds.ERROR_HEAD, bounds.ERROR_TAIL), cmd, call)
         out = min(len(err), 10000)
     else:
@@ -632,13 +255,20 @@ def make_call(tool_name, tool_input, tool_response, error, duration_ms, now, cwd
             call["sig"] = sig
             call["err"] = _one_line(sig, 160)
         out = response_size(tool, tool_response)
-    call["size"] = _input_size(full) + out
-    scope = run_scope(cmd) if cmd else None
+    call["size"] = input_size(full) + out
+    if cmd:
+        from .commands import run_scope
+
+        scope = run_scope(cmd)
+    else:
+        scope = None
     if scope:
         call["is_test"] = True
         call["scope"] = scope
     if kind == "write":
         call["h"] = _change_hash(tool, full)
+        from .commands import is_test_file
+
         if is_test_file(call["target"]):
             call["test_file"] = True
         if tool == "Write" and isinstance(tool_response, dict) and tool_response.get("type") == "create":

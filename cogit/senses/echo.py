@@ -14,7 +14,6 @@ running its file is ordinary iteration and stays silent.
 import os
 
 from .base import cool, cooling, section
-from .call import is_code_file
 from .text import clip, display, listing, plural, tag
 
 NAME = "echo"
@@ -31,10 +30,16 @@ def _add(items, value, limit=20):
     del items[:-limit]
 
 
+def _is_code_file(path):
+    from .commands import is_code_file  # here: only a write needs it
+
+    return is_code_file(path)
+
+
 def sense(state, call, cfg, cwd=None):
     st = section(state, "echo", _fresh)
     text = None
-    if call.get("kind") == "write" and call.get("ok") and is_code_file(call.get("target")):
+    if call.get("kind") == "write" and call.get("ok") and _is_code_file(call.get("target")):
         st["edits"] += 1
         _add(st["files"], call["target"])
         if not call.get("test_file"):

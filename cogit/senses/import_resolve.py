@@ -5,10 +5,9 @@ importers of a file among the parsed specs, and the needles that pre-filter the 
 Standard library only.
 """
 
-import json
 import os
 
-from cogit import projectfile
+from cogit import jsonio, projectfile
 
 from .import_parse import cargo_package, go_module
 from .text import LazyRe, re, DOTALL
@@ -16,7 +15,7 @@ from .text import LazyRe, re, DOTALL
 
 def _q(text):
     """text as it appears inside a JSON string of the cache."""
-    return json.dumps(text, ensure_ascii=False)[1:-1]
+    return jsonio.dumps(text)[1:-1]
 
 
 # --- resolution: who imports the changed file -----------------------------------------------
@@ -92,6 +91,8 @@ def _js_aliases(root):
         if raw is None:
             continue
         try:
+            import json  # a JS project's tsconfig: Python edits never come here
+
             data = json.loads(_strip_jsonc(raw.decode("utf-8")))
         except ValueError:  # UnicodeDecodeError included
             continue

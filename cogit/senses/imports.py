@@ -20,16 +20,12 @@ Standard library only.
 """
 
 import bisect
-import json
 import operator
 import os
 import time
-import zlib
 
-from cogit import projectfile
+from cogit import jsonio, projectfile
 
-from .import_parse import _parse
-from .import_resolve import _needles, importers
 from .langs import LANG_EXT, lang_of  # noqa: F401 - lang_of is part of this module's interface
 
 SKIP_DIRS = frozenset(
@@ -69,18 +65,21 @@ def find_repo_root(path):
 
 
 def _cache_path(cache_dir, root, lang):
+    import zlib  # a .so: here, not at the top
+
     key = zlib.crc32(os.path.abspath(root).encode("utf-8", "replace")) & 0xFFFFFFFF
     return os.path.join(cache_dir, "spatial-%08x-%s.tsv" % (key, lang))
 
 
 def _specs(raw):
+    # jsonio, not json: `import json` brings `re` and costs the edit hook milliseconds
     try:
-        return json.loads("[%s]" % ",".join(raw))  # one call: far cheaper than one per file
+        return jsonio.loads("[%s]" % ",".join(raw))  # one call: far cheaper than one per file
     except ValueError:  # a damaged line: decode one by one
         out = []
         for r in raw:
             try:
-                out.append(json.loads(r))
+                out.append(jsonio.loads(r))
             except ValueError:
                 out.append([])
         return out
@@ -134,7 +133,7 @@ class _Index:
         try:
             with open(self.path, encoding="utf-8", errors="surrogateescape", newline="") as f:
                 chunks = f.read().split("\n\t")
-            head = json.loads(chunks[0])
+            head = jsonio.loads(chunks[0])
             stack = head["stack"]
             ok = head["v"] == CACHE_VERSION and head["root"] == self.root and head["lang"] == self.lang
             ok = ok and isinstance(stack, list) and all(_resume_point(x) for x in stack)
@@ -148,9 +147,9 @@ class _Index:
                     self.blobs[d] = blob
 
     def save(self):
-        head = json.dumps(
+        head = jsonio.dumps(
             {"v": CACHE_VERSION, "root": self.root, "lang": self.lang, "full": self.full, "stack": self.stack},
-            separators=(",", ":"),
+            ensure_ascii=True,
         )
         if not self.path or (head == self.header and not self.dirty):
             return  # unchanged: rewriting it would only cost time
@@ -262,11 +261,13 @@ class _Index:
         if old and old.startswith(stamp, len(name) + 1):
             return old
         specs = []
+        from .import_parse import _parse  # the walk parses; a read of the index does not
+
         if st.st_size <= max_bytes:
             text = projectfile.read_text(entry.path, max_bytes)  # swapped for a FIFO since the walk? refused
             if text is not None:
                 specs = _parse(self.lang, name, text)
-        return "%s\t%s%s" % (name, stamp, json.dumps(specs, ensure_ascii=False, separators=(",", ":")))
+        return "%s\t%s%s" % (name, stamp, jsonio.dumps(specs))
 
     def _prune(self, rel_dir, subdirs, keys):
         """Forget the cached directories below rel_dir that are not under one of its subdirs."""
@@ -303,6 +304,8 @@ def blast_radius(path, budget_ms=200, cache_dir=None, max_bytes=1000000, root=No
     `complete` is False until a walk has visited every directory (over as many calls as it
     takes); the count is then a lower bound. The whole call, cache included, keeps to budget_ms.
     """
+    from .import_resolve import _needles, importers
+
     start = time.perf_counter()
     lang = lang_of(path)
     if not lang:

@@ -22,7 +22,6 @@ falsify it, level 2 says to change strategy, level 3 says to ask the user.
 """
 
 from .base import cool, cooling, section
-from .call import program, similarity, values_of
 from .text import clip, display, plural, tag
 
 MAX_FAILS = 12
@@ -44,6 +43,10 @@ def _fixes(call, fail):
     if kind != fail["kind"]:
         return False
     if kind == "exec":
+        # here, not at the top: a call outside a failure episode needs neither module
+        from .commands import program
+        from .signature import similarity
+
         a, b = call.get("cmd") or "", fail.get("cmd") or ""
         return (call.get("is_test") and fail.get("test")) or program(a) == program(b) or similarity(a, b) >= 0.5
     if kind == "write":
@@ -64,6 +67,8 @@ def _brief(call, cwd=None):
 
 
 def _run(fails, threshold):
+    from .signature import similarity
+
     latest = fails[-1]["sig"]
     n = 0
     later = None
@@ -160,7 +165,12 @@ def sense(state, call, ncfg, icfg, cwd=None):
                 "sig": call.get("sig") or "error", "err": call.get("err") or call.get("sig") or "error",
                 "what": _what(call), "cmd": call.get("cmd"), "test": bool(call.get("is_test")),
                 "target": display(call.get("target") or "", cwd), "target_full": call.get("target") or ""}
-        fail["vals"] = call.get("vals") or values_of(fail["err"])
+        if call.get("vals"):
+            fail["vals"] = call["vals"]
+        else:
+            from .signature import values_of
+
+            fail["vals"] = values_of(fail["err"])
         if ep.get("wrote"):
             fail["wrote"] = True  # a successful write came between this failure and the one before
         ep["wrote"] = False

@@ -17,7 +17,7 @@ import pytest
 
 from cogit import bounds
 from cogit.learn import prompts
-from cogit.senses import call as C
+from cogit.senses import signature as S
 from cogit.senses import make_call, read_prompt
 
 KB = 1000
@@ -62,9 +62,9 @@ def assert_linear(fn, make, label):
 
 @pytest.mark.parametrize("kind", ["base64", "alnum", "dotted", "dashed"])
 def test_signature_of_one_long_token_is_linear_and_cut(kind):
-    assert_linear(lambda text: C.describe(text, "make"), lambda n: "Exit code 1\n" + token(kind, n), kind)
-    sig, line = C.describe("Exit code 1\n" + token(kind, 4 * MB))
-    assert len(sig) <= C.MAX_SIG and len(line) <= 160
+    assert_linear(lambda text: S.describe(text, "make"), lambda n: "Exit code 1\n" + token(kind, n), kind)
+    sig, line = S.describe("Exit code 1\n" + token(kind, 4 * MB))
+    assert len(sig) <= S.MAX_SIG and len(line) <= 160
 
 
 @pytest.mark.parametrize("kind", ["alnum", "dotted", "dashed"])
@@ -83,11 +83,11 @@ def test_every_error_scanner_is_linear_on_uncut_text(kind):
 def test_the_error_signature_reads_head_and_tail_only():
     middle = "ValueError: in the middle\n" * 100_000
     text = "Exit code 1\n" + "x\n" * 10 + middle + "KeyError: 'at the end'\n"
-    sig, line = C.describe(text)
+    sig, line = S.describe(text)
     assert line == "KeyError: 'at the end'"
     assert "keyerror" in sig
     # the cut keeps the exit code and lines on both sides
-    assert C._picked(text)[1] == "1"
+    assert S._picked(text)[1] == "1"
     cut = bounds.cut(text, bounds.ERROR_HEAD, bounds.ERROR_TAIL)
     assert len(cut) <= bounds.ERROR_HEAD + bounds.ERROR_TAIL + len(bounds.GAP)
 

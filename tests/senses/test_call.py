@@ -5,7 +5,8 @@ import json
 import pytest
 
 from cogit.senses import make_call
-from cogit.senses.call import error_line, is_test_file, normalize, program, run_scope, signature, similarity
+from cogit.senses.commands import is_test_file, program, run_scope
+from cogit.senses.signature import error_line, normalize, signature, similarity
 
 BASH_OK = {"stdout": "hello-from-tool", "stderr": "", "interrupted": False, "isImage": False, "noOutputExpected": False}
 

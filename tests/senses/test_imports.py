@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -454,3 +455,49 @@ def test_deleted_files_and_directories_drop_out_of_the_cache(tmp_path):
     rmtree(repo / "zbig")
     r = radius(repo, "core/base.py", cache_dir=str(cache))
     assert r["complete"] and r["count"] == expected - 6 - 30 and "zbig" not in cached_names(cache)
+
+
+# --- the reverse index the detached builder writes (cogit/senses/import_reverse.py) ------------
+
+
+def _every_answer_agrees(root, cache):
+    """For every Python file: the prebuilt reverse index's answer is the scan's."""
+    from cogit.senses import import_index
+
+    import_index.build(str(root), str(cache))
+    checked = 0
+    for path in sorted(root.rglob("*.py")):
+        if ".git" in path.parts:
+            continue
+        scanned = imports.blast_radius(str(path), budget_ms=60000, cache_dir=str(cache / "scan"))
+        read = import_index.read_radius(str(path), str(cache))
+        assert read["built"] and read["importers"] == scanned["importers"], path
+        checked += 1
+    return checked
+
+
+def test_the_reverse_index_agrees_with_the_scan_on_every_file(tmp_path):
+    files = {
+        "pkg/__init__.py": "", "pkg/core.py": "class Engine: pass\n", "pkg/sub/__init__.py": "from .. import core\n",
+        "pkg/sub/b.py": "from ..core import Engine\nfrom . import c\n", "pkg/sub/c.py": "import pkg.sub.b as b\n",
+        "src/app/__init__.py": "", "src/app/main.py": "from app import util\nimport app.util\n",
+        "src/app/util.py": "from pkg import core, missing\n", "tests/test_core.py": "from pkg.core import Engine\nimport helper\n",
+        "tests/helper.py": "import os\n", "cli.py": "import pkg.sub.c\nfrom pkg.sub import *\n", "__init__.py": "",
+        "top.py": "from . import cli\n", "lib/m.py": "import n\n", "lib/n.py": "from m import x\n",
+        # a module beside a package of its name: `import pkg.sub.c` imports the package, not it
+        "pkg/sub.py": "",
+        # inside a package, `import c` is not the sibling pkg/sub/c.py (Python 3: no implicit relative)
+        "pkg/sub/d.py": "import c\n",
+    }
+    make_repo(tmp_path / "r", files)
+    assert _every_answer_agrees(tmp_path / "r", tmp_path / "c") == len(files)
+
+
+def test_the_reverse_index_agrees_on_a_generated_project(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import hooks_real
+
+    hooks_real.make_project(tmp_path / "p", modules=120)
+    assert _every_answer_agrees(tmp_path / "p", tmp_path / "c") > 120

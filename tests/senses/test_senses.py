@@ -9,7 +9,7 @@ import time
 
 from cogit import senses
 from cogit.senses import config as sconfig
-from cogit.senses import imports, spatial
+from cogit.senses import import_index, spatial
 
 OK = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False, "noOutputExpected": False}
 CWD = "/w"
@@ -295,14 +295,35 @@ def _git_repo(root, files):
 
 def test_spatial_speaks_once_per_file_per_cooldown(tmp_path):
     _git_repo(tmp_path / "r", {"lib.py": "", **{"u%d.py" % i: "import lib\n" for i in range(6)}})
+    import_index.build(str(tmp_path / "r"), str(tmp_path / "c"))  # what the detached builder does
     s = Session({"spatial": {"cooldown": 3}}, cache_dir=str(tmp_path / "c"))
     path = str(tmp_path / "r" / "lib.py")
     text = s.edit(path, "a", "b")
     assert senses.fired(text) == ["spatial"] and "lib.py is imported by 6 files" in text
+    assert "index_wanted" not in s.state  # a fresh index: no build asked for
     assert s.edit(path, "b", "c") is None
     s.bash("ls")
     s.bash("pwd")
     assert senses.fired(s.edit(path, "c", "d")) == ["spatial"]
+
+
+def test_spatial_says_nothing_before_the_index_exists_and_asks_for_a_build(tmp_path):
+    _git_repo(tmp_path / "r", {"lib.py": "", **{"u%d.py" % i: "import lib\n" for i in range(6)}})
+    s = Session(cache_dir=str(tmp_path / "c"))
+    assert s.edit(str(tmp_path / "r" / "lib.py")) is None
+    assert s.state["index_wanted"] == str(tmp_path / "r")
+    assert not os.path.exists(tmp_path / "c") or not os.listdir(tmp_path / "c")  # the sense scanned nothing
+
+
+def test_spatial_asks_to_refresh_an_old_index_and_still_reads_it(tmp_path):
+    _git_repo(tmp_path / "r", {"lib.py": "", **{"u%d.py" % i: "import lib\n" for i in range(6)}})
+    import_index.build(str(tmp_path / "r"), str(tmp_path / "c"))
+    old = time.time() - import_index.REFRESH_S - 5
+    for p in (tmp_path / "c").iterdir():
+        os.utime(p, (old, old))
+    s = Session(cache_dir=str(tmp_path / "c"))
+    assert senses.fired(s.edit(str(tmp_path / "r" / "lib.py"))) == ["spatial"]
+    assert s.state["index_wanted"] == str(tmp_path / "r")
 
 
 def test_spatial_is_silent_outside_git_and_for_failed_writes(tmp_path):
@@ -312,22 +333,23 @@ def test_spatial_is_silent_outside_git_and_for_failed_writes(tmp_path):
     s = Session(cache_dir=str(tmp_path / "c"))
     assert s.edit(str(tmp_path / "lib.py")) is None
     _git_repo(tmp_path / "r", {"lib.py": "", **{"u%d.py" % i: "import lib\n" for i in range(6)}})
+    import_index.build(str(tmp_path / "r"), str(tmp_path / "c"))
     text, _ = s.tool("Edit", {"file_path": str(tmp_path / "r" / "lib.py"), "old_string": "a", "new_string": "b"},
                      None, "String to replace not found in file.")
     assert text is None
 
 
-def test_spatial_reports_a_partial_scan_as_a_lower_bound(monkeypatch):
-    def partial(path, budget_ms, cache_dir, max_bytes):
-        return {"root": "/r", "rel": "core.py", "lang": "py", "count": 7,
-                "importers": ["a%d.py" % i for i in range(7)], "complete": False, "ms": 201.0}
+def test_spatial_speaks_from_the_threshold_on(monkeypatch):
+    def radius(path, cache_dir):
+        return {"root": "/r", "rel": "core.py", "lang": "py", "count": 7, "importers": ["a%d.py" % i for i in range(7)],
+                "complete": True, "built": True, "age": 1.0, "ms": 2.0}
 
-    monkeypatch.setattr(imports, "blast_radius", partial)
+    monkeypatch.setattr(import_index, "read_radius", radius)
     state = {"n": 1, "cool": {}}
     cfg = senses.resolve({})["spatial"]
     text = spatial.sense(state, {"kind": "write", "ok": True, "target": "/r/core.py"}, cfg)
-    assert "imported by at least 7 files (the scan stopped at its 200 ms budget)" in text
-    monkeypatch.setattr(imports, "blast_radius", lambda *a: dict(partial(*a), count=3))
+    assert "core.py is imported by 7 files: " in text
+    monkeypatch.setattr(import_index, "read_radius", lambda *a: dict(radius(*a), count=cfg["threshold"] - 1))
     state = {"n": 1, "cool": {}}
     assert spatial.sense(state, {"kind": "write", "ok": True, "target": "/r/core.py"}, cfg) is None
 

@@ -16,6 +16,7 @@ import subprocess
 import pytest
 
 from cogit import senses
+from cogit.senses import import_index
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TRACES = sorted(glob.glob(os.path.join(HERE, "traces", "*.json")))
@@ -58,6 +59,8 @@ def replay(trace, tmp_path):
     """Yields (index, step, text, learnings, state) for each step of a trace."""
     repo = make_repo(trace.get("setup"), tmp_path)
     cache_dir = str(tmp_path / "cache")
+    if repo:  # the Spatial sense reads the import index the detached builder makes; made here first
+        import_index.build(repo, cache_dir)
     state = {}
     for index, step in enumerate(trace["steps"]):
         payload = substitute(step["payload"], repo)
