@@ -1,7 +1,7 @@
 """The click CLI and its one error boundary.
 
 Exit codes: 0 ok; 1 expected failure (the message says what to do next);
-2 usage error; 3 internal error (a crash log is written). See README "Exit codes".
+2 usage error; 3 internal error (a crash log is written). See docs/commands.md "Exit codes".
 """
 
 from __future__ import annotations
@@ -168,6 +168,11 @@ def main(args: list[str] | None = None) -> int:
             click.echo(f"Error: {disk.message}", err=True)
             click.echo(disk.hint, err=True)
             return disk.exit_code
+        damaged = damage_fault()
+        if damaged is not None:  # a damaged repository, not a bug: say what and how to repair it
+            click.echo(f"Error: {damaged.message}", err=True)
+            click.echo(damaged.hint, err=True)
+            return damaged.exit_code
         path = _crash_log(args)
         if path is None:
             click.echo(f"Error: cogit crashed (a bug): {type(e).__name__}: {str(e)[:300]}; no crash log could be "
@@ -205,6 +210,26 @@ def disk_fault(e: BaseException):
         e = e.__cause__ or e.__context__
         seen += 1
     return None
+
+
+def damage_fault():
+    """A DamagedRepository when memory's repository has damage `cogit doctor --fix` repairs,
+    else None. Asked only after a command failed unexpectedly, so a sound repository costs nothing."""
+    try:
+        home = Home.resolve()
+        if not os.path.exists(os.path.join(home.top, "memory", ".git")):
+            return None
+        from cogit.errors import DamagedRepository
+        from cogit.store.git.damage import diagnose
+
+        damage = diagnose(home.memory)
+    except Exception:  # noqa: BLE001 - the diagnosis must not hide the first error
+        return None
+    if not damage:
+        return None
+    return DamagedRepository(f"the memory repository is damaged: {damage.describe()}",
+                             hint="Run `cogit doctor --fix`: it repairs this (and says what it did); "
+                                  "`cogit doctor` alone only reports it.")
 
 
 def _crash_log(args) -> str | None:
