@@ -6,6 +6,10 @@ CLI and the real `git` binary."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from conftest import wait_for
 
 COMMANDS = [("status",), ("log",), ("add", "learning", "written to a broken repository"), ("rules",)]
@@ -55,6 +59,10 @@ def test_a_pack_without_its_index(initialized):
     assert len(idx) == 1
     idx[0].unlink()
     _assert_clear_error(c, "lost their index")
+    env = dict(os.environ, COGIT_HOME=str(c.home.parent / "elsewhere"))  # --home wins over it
+    other = subprocess.run([sys.executable, "-m", "cogit", "--home", str(c.home), "status"], capture_output=True,
+                           text=True, env=env, timeout=60)
+    assert other.returncode == 1 and "lost their index" in other.stderr, other.stderr
     proc = c.run("doctor", "--offline", check=False)
     assert proc.returncode == 1 and "FAIL  repair" in proc.out and "lost their index" in proc.out, proc.out
     assert "cogit doctor --fix" in proc.out

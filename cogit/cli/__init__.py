@@ -16,6 +16,9 @@ from cogit.errors import CogitError, ExitCode
 from cogit.paths import Home
 
 
+_homes: list[Home] = []
+
+
 class Ctx:
     def __init__(self, home: Home):
         self.home = home
@@ -101,6 +104,7 @@ def cli(ctx: click.Context, home_dir: str | None) -> None:
     `cogit why` and `cogit revert` audit and undo them.
     """
     ctx.obj = Ctx(Home.resolve(home_dir))
+    _homes.append(ctx.obj.home)  # for the error boundary (damage_fault), which has no context
     if ctx.invoked_subcommand not in (None, "init", "finalize", "install", "uninstall", "demo", "clone", "doctor"):
         _auto_finalize(ctx.obj.home)
 
@@ -216,7 +220,7 @@ def damage_fault():
     """A DamagedRepository when memory's repository has damage `cogit doctor --fix` repairs,
     else None. Asked only after a command failed unexpectedly, so a sound repository costs nothing."""
     try:
-        home = Home.resolve()
+        home = _homes[-1] if _homes else Home.resolve()
         if not os.path.exists(os.path.join(home.top, "memory", ".git")):
             return None
         from cogit.errors import DamagedRepository
