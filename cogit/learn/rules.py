@@ -14,7 +14,7 @@ Runs in `cogit finalize` (never in a hook), once per folded session part:
    lives (so it is counted in exactly one scope), with `Cogit-Event: rule.detect` or
    `rule.suppress`, `Cogit-Rule`, `Cogit-Session`, `Cogit-Injected` and a `Cogit-Fold` id
    (a crash-recovering finalize never counts it twice). The commit rewrites the rule's
-   ledger cache (cogit/learn/ledger.py).
+   ledger cache (cogit/domain/ledger.py `cache_fields`).
 5. Heuristics the session was shown and that apply to what the session did successfully (the
    heuristic names a tool or program the session ran, and no failure pattern was detected)
    get `use_count` + 1 and `last_used` (`Cogit-Event: heuristic.use`). Praised ones get
@@ -301,7 +301,7 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
                              "shown, the session came near what the rule is about, the pattern did not happen"))
     # Shown, but the session never came near what the rule is about: no evidence either way;
     # the rule's `idle` count goes up (one commit per scope), and at learning.rule_idle_sessions
-    # it is dormant and leaves the digest (cogit/learn/rank.py).
+    # it is dormant and leaves the digest (cogit/domain/rank.py).
     suppressed = {p[1] for p in plan if p[0] == "suppress"}
     idle = [rule.get("id") for b in branches if b == branch for rule in rules_of.get(b, [])
             if rule.get("id") in shown and rule.get("id") not in detected and rule.get("id") not in suppressed]
