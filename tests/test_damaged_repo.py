@@ -148,3 +148,42 @@ def test_a_head_at_a_missing_commit_names_main_again(initialized):
     c.run("add", "learning", "after the repair")
     assert _learnings(c) == ["after the repair", "before HEAD broke", "while HEAD was broken"]
     c.assert_healthy()
+
+
+def test_a_project_branch_holding_no_commit_id_goes_back_by_its_reflog(initialized):
+    c = initialized
+    c.run("add", "learning", "global lesson")
+    for i in range(2):
+        c.run("add", "learning", f"project lesson {i}", "--project", "proj")
+    head = c.git("rev-parse", "project/proj").strip()
+    (c.home / "memory" / ".git" / "refs" / "heads" / "project" / "proj").write_text("not a commit id\n")
+    proc = c.run("log", check=False)
+    assert proc.returncode == 1 and "project/proj holds 'not a commit id', which is not a commit id" in proc.err, proc.err
+    out = _doctor_fix(c)
+    assert f"project/proj pointed at 'not a commit id' (not a commit id); it is back at {head[:12]}" in out, out
+    assert "missing commit itself" not in out
+    assert c.git("rev-parse", "main").strip() != head  # main was never touched
+    assert {e["summary"].split(": ", 1)[-1] for e in c.json("log")} >= {"global lesson", "project lesson 0",
+                                                                         "project lesson 1"}
+    c.assert_healthy()
+
+
+def test_a_branch_goes_back_to_the_remote_tracking_ref_when_nothing_else_knows_it(initialized, tmp_path):
+    c = initialized
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    c.run("remote", "add", "origin", str(remote))
+    c.run("add", "learning", "pushed lesson")
+    c.run("push")
+    pushed = c.git("rev-parse", "main").strip()
+    assert c.git("rev-parse", "refs/remotes/origin/main").strip() == pushed
+    git = c.home / "memory" / ".git"
+    (git / "logs" / "refs" / "heads" / "main").unlink()
+    import shutil
+
+    shutil.rmtree(c.home / "runtime" / "cache", ignore_errors=True)
+    (git / "refs" / "heads" / "main").write_text("1234567890" * 4 + "\n")
+    out = _doctor_fix(c)
+    assert f"it is back at {pushed[:12]}" in out and "found in refs/remotes/origin/main" in out, out
+    assert _learnings(c) == ["pushed lesson"]
+    c.assert_healthy()

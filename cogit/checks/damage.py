@@ -73,7 +73,7 @@ def _move_back(home, repo, ref: str, missing: str) -> Finding:
     branch = ref.removeprefix("refs/heads/")
     chosen = dmg.best(repo, dmg.candidates(repo, home.memory / ".git", ref, home.runtime / "cache"))
     if chosen is None:
-        return Finding("repair", "fail", f"{branch} points at the missing commit {missing[:12]}, and no whole commit "
+        return Finding("repair", "fail", f"{branch} points at {dmg.target(missing)}, and no whole commit "
                                          "of it is known (no reflog entry, history index entry or remote ref)",
                        "With a remote: move the memory folder away and `cogit clone URL`; else restore "
                        f"{home.memory} from a backup (or `git -C {home.memory} fsck --lost-found` to look for commits).",
@@ -90,12 +90,13 @@ def _move_back(home, repo, ref: str, missing: str) -> Finding:
         if dirty_files(home, repo):
             kept = "; the working tree still holds the missing commit's files: they wait as a hand edit, " \
                    "`cogit commit` keeps them"
+    lost = ("; the missing commit itself is not in this repository (with a remote, `cogit pull` brings back "
+            "what was pushed)") if dmg.is_sha(missing) else ""
     info = repo[sha.encode()]
     summary = info.message.decode("utf-8", "replace").split("\n", 1)[0][:80]
     return Finding("repair", "fixed",
-                   f"{branch} pointed at the missing commit {missing[:12]}; it is back at {sha[:12]} (\"{summary}\"), "
-                   f"the newest whole commit, found in {where}; the missing commit itself is not in this repository "
-                   f"(with a remote, `cogit pull` brings back what was pushed){kept}",
+                   f"{branch} pointed at {dmg.target(missing)}; it is back at {sha[:12]} (\"{summary}\"), "
+                   f"the newest whole commit, found in {where}{lost}{kept}",
                    extra={"ref": ref, "missing": missing, "chosen": sha, "source": where})
 
 
@@ -114,7 +115,7 @@ def _reattach(home, repo, missing: str) -> Finding:
     dmg.reattach_head(repo, git.MAIN)
     head = git.head(repo, git.MAIN)
     if not head or not dmg.whole(repo, head):
-        return Finding("repair", "fixed", f"HEAD named the missing commit {missing[:12]}; it names the branch "
+        return Finding("repair", "fixed", f"HEAD named {dmg.target(missing)}; it names the branch "
                                           f"{git.MAIN} again")
     files = git.read_files(repo, head)
     current = worktree.worktree_files(home.memory, sorted(STATE_FILES))
@@ -129,5 +130,5 @@ def _reattach(home, repo, missing: str) -> Finding:
     worktree.sync_worktree(repo, home.memory, {n: files.get(n) for n in STATE_FILES}, STATE_FILES)
     note = (f"; the working tree now holds {git.MAIN}'s files, and a copy of each file that differed is kept in "
             f"{home.rejected} ({', '.join(os.path.basename(k) for k in kept)})") if kept else ""
-    return Finding("repair", "fixed", f"HEAD named the missing commit {missing[:12]}; it names the branch "
+    return Finding("repair", "fixed", f"HEAD named {dmg.target(missing)}; it names the branch "
                                       f"{git.MAIN} again at {head[:12]}{note}", extra={"kept": kept})

@@ -41,10 +41,25 @@ class Damage:
             parts.append(f"{len(self.unindexed)} pack(s) lost their index ({', '.join(p.name for p in self.unindexed[:3])}), "
                          "so the objects in them cannot be read")
         for ref, sha in sorted(self.broken.items()):
-            parts.append(f"{_short(ref)} points at commit {sha[:12]}, which is not in the repository")
+            parts.append(f"{_short(ref)} {_names(sha)}")
         if self.detached_head:
-            parts.append(f"HEAD points at commit {self.detached_head[:12]}, which is not in the repository")
+            parts.append(f"HEAD {_names(self.detached_head)}")
         return "; ".join(parts)
+
+
+def _names(sha: str) -> str:
+    if _SHA.match(sha):
+        return f"points at commit {sha[:12]}, which is not in the repository"
+    return f"holds {sha[:40]!r}, which is not a commit id"
+
+
+def is_sha(text: str) -> bool:
+    return bool(_SHA.match(text or ""))
+
+
+def target(sha: str) -> str:
+    """How doctor names what a broken ref holds."""
+    return f"the missing commit {sha[:12]}" if _SHA.match(sha) else f"{sha[:40]!r} (not a commit id)"
 
 
 def _short(ref: str) -> str:
@@ -193,8 +208,9 @@ def move_ref(repo: Repo, gitdir: Path, ref: str, missing: str, sha: str) -> bool
     """Point `ref` (still at `missing`) at `sha`, and drop the reflog entries that name a
     commit the repository does not hold (`git fsck` refuses them; doctor's output names
     the missing commit instead)."""
-    if not repo.refs.set_if_equals(ref.encode(), missing.encode(), sha.encode(),
-                                   message=b"cogit doctor --fix: back from a missing commit",
+    # A reflog line needs an id on both sides: a ref holding something else is moved unlogged.
+    message = b"cogit doctor --fix: back from a missing commit" if _SHA.match(missing) else None
+    if not repo.refs.set_if_equals(ref.encode(), missing.encode(), sha.encode(), message=message,
                                    committer=b"cogit <cogit@localhost>"):
         return False
     drop_missing_from_reflog(repo, gitdir / "logs" / ref)
@@ -211,7 +227,10 @@ def drop_missing_from_reflog(repo: Repo, path: Path) -> int:
     zero = b"0" * 40
 
     def present(sha: bytes) -> bool:
-        return sha == zero or sha in repo.object_store
+        try:
+            return sha == zero or (bool(_SHA.match(sha.decode("ascii"))) and not missing(repo, sha))
+        except UnicodeDecodeError:
+            return False
 
     keep = [ln for ln in lines if len(ln.split(b" ", 2)) < 3 or all(present(s) for s in ln.split(b" ", 2)[:2])]
     if len(keep) == len(lines):
