@@ -187,3 +187,19 @@ def test_a_branch_goes_back_to_the_remote_tracking_ref_when_nothing_else_knows_i
     assert f"it is back at {pushed[:12]}" in out and "found in refs/remotes/origin/main" in out, out
     assert _learnings(c) == ["pushed lesson"]
     c.assert_healthy()
+
+
+def test_a_torn_pack_index_is_rebuilt_too(initialized):
+    c = initialized
+    for i in range(3):
+        c.run("add", "learning", f"packed lesson {i}")
+    c.git("gc", "-q")
+    idx = next(p for p in (c.home / "memory" / ".git" / "objects" / "pack").iterdir() if p.suffix == ".idx")
+    idx.chmod(0o644)
+    with open(idx, "r+b") as f:
+        f.truncate(idx.stat().st_size // 2)
+    _assert_clear_error(c, "the index of 1 pack(s) is damaged")
+    out = _doctor_fix(c)
+    assert f"rebuilt the index of {idx.with_suffix('.pack').name}" in out, out
+    assert _learnings(c) == [f"packed lesson {i}" for i in range(3)]
+    c.assert_healthy()

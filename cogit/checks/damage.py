@@ -22,7 +22,7 @@ def check_damage(home, fix: bool) -> list[Finding]:
         return [Finding("repair", "fail", f"the repository is damaged: {damage.describe()}",
                         "`cogit doctor --fix` repairs it: a pack's index is rebuilt from the pack, a branch goes back "
                         "to the newest whole commit its reflog or the history index knows.",
-                        extra={"packs": [p.name for p in damage.unindexed], "refs": damage.broken,
+                        extra={"packs": [p.name for p in damage.packs], "refs": damage.broken,
                                "head": damage.detached_head})]
     from cogit.store.write.transact import memory_lock
 
@@ -38,7 +38,7 @@ def _repair(home, damage) -> list[Finding]:
     from cogit.store.git import repo as git
 
     out = []
-    for pack in damage.unindexed:
+    for pack in damage.packs:
         try:
             count = dmg.rebuild_index(pack)
             out.append(Finding("repair", "fixed", f"rebuilt the index of {pack.name} from the pack ({count} objects)",
@@ -50,7 +50,7 @@ def _repair(home, damage) -> list[Finding]:
     # Packs first: a branch may only look broken because its commit sat in an unindexed pack;
     # while one cannot be read, no branch is moved (its commits may be in it).
     damage = dmg.diagnose(home.memory)
-    if damage.unindexed:
+    if damage.packs:
         return out
     repo = git.open_repo(home.memory)
     try:

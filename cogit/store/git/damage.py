@@ -1,4 +1,5 @@
-"""Two kinds of repository damage cogit can name and repair: a pack without its index, and a
+"""Two kinds of repository damage cogit can name and repair: a pack without its index (or with a
+damaged one), and a
 branch (or HEAD) at a commit that is not in the repository.
 
 Both make every read fail deep inside dulwich (a pack whose `.idx` is gone is invisible, so
@@ -29,14 +30,23 @@ MAX_CANDIDATES = 2000  # commits tried per broken branch
 @dataclass
 class Damage:
     unindexed: list[Path] = field(default_factory=list)  # pack files without their .idx
+    bad_index: list[Path] = field(default_factory=list)  # pack files whose .idx does not read or match
     broken: dict[str, str] = field(default_factory=dict)  # ref name -> the missing commit it names
     detached_head: str | None = None  # HEAD holds a commit id (not a branch) that is missing
 
     def __bool__(self) -> bool:
-        return bool(self.unindexed or self.broken or self.detached_head)
+        return bool(self.unindexed or self.bad_index or self.broken or self.detached_head)
+
+    @property
+    def packs(self) -> list[Path]:
+        """The packs whose index doctor rebuilds."""
+        return sorted(self.unindexed + self.bad_index)
 
     def describe(self) -> str:
         parts = []
+        if self.bad_index:
+            parts.append(f"the index of {len(self.bad_index)} pack(s) is damaged "
+                         f"({', '.join(p.name for p in self.bad_index[:3])}), so the objects in them cannot be read")
         if self.unindexed:
             parts.append(f"{len(self.unindexed)} pack(s) lost their index ({', '.join(p.name for p in self.unindexed[:3])}), "
                          "so the objects in them cannot be read")
@@ -75,10 +85,45 @@ def unindexed_packs(gitdir: Path) -> list[Path]:
     return sorted(folder / n for n in names if n.startswith("pack-") and n.endswith(".pack") and n[:-5] + ".idx" not in names)
 
 
+def damaged_indexes(gitdir: Path) -> list[Path]:
+    """Packs whose `.idx` is there but does not read, fails its own checksum, or names
+    another pack (a torn copy, a disk error)."""
+    from dulwich.object_format import DEFAULT_OBJECT_FORMAT
+    from dulwich.pack import load_pack_index
+
+    folder = gitdir / "objects" / "pack"
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.startswith("pack-") and n.endswith(".idx"))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        pack = folder / (name[:-4] + ".pack")
+        if not pack.is_file():
+            continue
+        try:
+            idx = load_pack_index(str(folder / name), DEFAULT_OBJECT_FORMAT)
+            try:
+                idx.check()
+                with open(pack, "rb") as f:
+                    f.seek(-20, os.SEEK_END)
+                    trailer = f.read(20)
+                ok = idx.get_pack_checksum() == trailer
+            finally:
+                idx.close()
+        except Exception:  # noqa: BLE001 - any failure to read it is the damage
+            ok = False
+        if not ok:
+            out.append(pack)
+    return out
+
+
 def diagnose(memory: Path) -> Damage:
     """What of the two is wrong with the repository at `memory` (an empty Damage: neither)."""
     gitdir = memory / ".git"
-    damage = Damage(unindexed=unindexed_packs(gitdir))
+    damage = Damage(unindexed=unindexed_packs(gitdir), bad_index=damaged_indexes(gitdir))
+    if damage.bad_index:
+        return damage  # dulwich cannot open the repository's objects until the index is rebuilt
     repo = Repo(str(memory))
     try:
         for ref in repo.refs.keys(base=b"refs/heads/"):
