@@ -1,6 +1,5 @@
-"""Two kinds of repository damage cogit can name and repair: a pack without its index (or with a
-damaged one), and a
-branch (or HEAD) at a commit that is not in the repository.
+"""Two kinds of repository damage cogit can name and repair: a pack without its index (or with
+a damaged one), and a branch (or HEAD) at a commit that is not in the repository.
 
 Both make every read fail deep inside dulwich (a pack whose `.idx` is gone is invisible, so
 its objects read as missing). `diagnose` names them in a sentence, cheaply, for the CLI's
