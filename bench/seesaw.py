@@ -4,8 +4,8 @@ An agent runs one session a day for SESSIONS days. In a session it runs commands
 probability P_WORK; when it does, it falls into an error loop with probability P_FAIL, or
 P_FAIL_RULE when the rule against that loop was injected at session start. The first loop
 creates the rule. Two memories are compared, both with cogit's real code for confidence
-(cogit/learn/ledger.py: `confidence`, `of_item`, `cache_fields`) and for digest selection
-(cogit/store/digest.py `compile_text`, which ranks with cogit/learn/rank.py and drops rules
+(cogit/domain/ledger.py: `confidence`, `of_item`, `cache_fields`) and for digest selection
+(cogit/digest/assemble.py `compile_text`, which ranks with cogit/domain/rank.py and drops rules
 under the confidence floor), next to other rules competing for the digest's rule quota:
 
 - naive:  only detections are evidence (suppressions are never recorded, as in Metacog's

@@ -7,7 +7,7 @@ checkout's folder is not put on sys.path). bench/run calls `figures(homes, quick
 
 It builds its own memory home the way memory grows in use, because the subject is what
 the session-end work keeps it to: N commits, each written as the write path writes
-objects (loose, through `store/repo.py`) and seeding the parse cache as the write path
+objects (loose, through `store/git/repo.py`) and seeding the parse cache as the write path
 does (`loader.remember`), in sessions of 10 commits, each session followed by the
 housekeeping `cogit finalize` runs after a session (`store/maintain.maintain`). The
 commits are those of a heavy user: a new learning each (the cap of 50 prunes the oldest),

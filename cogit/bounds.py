@@ -4,7 +4,7 @@ Every hook payload is hostile and can be as large as `hooks.max_payload_bytes` (
 default). Parsing it is linear and unavoidable; everything after that (error signatures,
 prompt analysis, the senses) works on the cut texts below, so a hook's own work stays at a
 few milliseconds whatever the payload, and the session lock is never held for longer.
-docs/senses.md and README "Hooks" list the same sizes. Standard library only, no imports:
+docs/senses.md and docs/agents.md list the same sizes. Standard library only, no imports:
 this module is on the path of every tool call.
 """
 

@@ -4,9 +4,10 @@ Each check returns Findings: `ok`, `warn`, `fail` (each with what to do next),
 `skipped` (`--offline`) or, with `fix`, `fixed` (mended just now, and how). Mending is
 limited to what cogit owns and can redo: its own hook entries in agent settings
 (rewritten to the current command, with a backup), the repairs every writer makes
-anyway (stale git locks, an interrupted working-tree update: see store/recover.py),
-folding finished sessions, committing a missing state file's defaults, and packing
-loose objects. Nothing a person wrote is changed. The checks live in cogit/checks/.
+anyway (stale git locks, an interrupted working-tree update: see store/write/recover.py),
+folding finished sessions, committing a missing state file's defaults, packing
+loose objects, rebuilding a pack's lost index and moving a branch off a missing commit
+(checks/damage.py). Nothing a person wrote is changed. The checks live in cogit/checks/.
 """
 
 from __future__ import annotations
@@ -25,9 +26,17 @@ def doctor(home: Home, claude_project: str | None = None, fix: bool = False, off
     from cogit.checks.logs import check_logs
     from cogit.checks.machine import check_disk, check_runtime
 
-    findings = guarded("memory", check_memory, home, fix)
+    from cogit.checks.damage import check_damage
+
+    findings = []
     if (home.memory / ".git").exists():
-        findings += check_repository(home, fix, offline)
+        findings = guarded("repair", check_damage, home, fix)
+    if any(f.status == "fail" for f in findings):
+        pass  # every other check of memory reads commits, and would only fail the same way
+    else:
+        findings += guarded("memory", check_memory, home, fix)
+        if (home.memory / ".git").exists():
+            findings += check_repository(home, fix, offline)
     last = read_last_check(home)
     logs, offsets = check_logs(home, last)
     hooks = guarded("hooks", check_agents, claude_project, fix)

@@ -40,6 +40,13 @@ class DiskError(CogitError):
     code = "disk"
 
 
+class DamagedRepository(CogitError):
+    """The memory repository is damaged in a way `cogit doctor --fix` repairs (a pack
+    without its index, a branch or HEAD at a missing commit)."""
+
+    code = "damaged"
+
+
 class NotInitialized(CogitError):
     code = "not_initialized"
 

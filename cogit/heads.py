@@ -32,7 +32,7 @@ PENDING = "cogit-pending"  # in .git/: the old head while a commit's working tre
 
 
 def read_pending(root) -> str | None:
-    """The old head store.repo.mark_pending noted ("" for none), or None when nothing is pending."""
+    """The old head store.git.worktree.mark_pending noted ("" for none), or None when nothing is pending."""
     try:
         with open(os.path.join(str(root), ".git", PENDING), encoding="ascii") as f:
             return f.read().strip()

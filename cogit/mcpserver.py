@@ -163,7 +163,7 @@ def tool_remember(view: View, kind: str, text: str, category: str | None = None,
         return {"status": "pending review", "detail": "A person accepts it with `cogit review` / `cogit accept ID`.", "result": _plain(result)}
     from cogit.store import dedupe
 
-    found = dedupe.Found()  # what memory already holds gains evidence instead (README "No duplicates")
+    found = dedupe.Found()  # what memory already holds gains evidence instead (docs/scopes.md "No duplicates")
     apply = dedupe.or_evidence(kind + "s", text, memory.add_item(kind + "s", text, category=category, source="agent"), found)
     result = transact(view.home, prov, apply, branch=view.write_branch, timeout=LOCK_WAIT)
     if result is None:

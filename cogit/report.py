@@ -11,10 +11,10 @@ What it holds (all read through the store's own code, never re-implemented):
 - commits of every scope (or global plus one project), newest first, bounded to
   `max_commits` (the page says how many were left out), each with its provenance
   trailers, the class of its source (user, hook, reflection, sync, human edit) and its
-  semantic diff (cogit/store/history.py `commit_changes`);
+  semantic diff (cogit/store/history/log.py `commit_changes`);
 - the items in memory now, per scope, each with the commit that added it (when that
   commit is in the report) and the commits that changed it;
-- rules with their confidence over time (cogit/learn/ledger.py, as `cogit rules show`);
+- rules with their confidence over time (cogit/learn/ledger_history.py and cogit/domain/ledger.py, as `cogit rules show`);
 - tool statistics per scope;
 - sessions: their commits and what was injected (the `Cogit-Digest` receipts, the rules
   shown with `Cogit-Injected: yes`).

@@ -3,7 +3,7 @@
 Chromium's `--remote-debugging-pipe` speaks the protocol over two pipes (it reads commands
 on fd 3 and writes replies and events on fd 4, each message JSON ended by a NUL byte), so
 no websocket library, no driver download and no port are needed: the system `chromium`
-(Debian's package) is all. Used by tests/test_report_browser.py.
+(Debian's package) is all. Used by tests/test_report.py.
 
 `find_chromium()` says how to install Chromium when it is missing; the tests that need it
 fail with that message (they are never skipped: a skipped browser test would hide exactly

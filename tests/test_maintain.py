@@ -134,7 +134,7 @@ def test_the_parse_cache_is_bounded_and_keeps_what_was_used_last(initialized, mo
     left = sorted(cache.iterdir())
     assert sum(f.stat().st_blocks * 512 for f in left) <= total // 2 * 3 // 4
     assert files[-1] in left and files[0] not in left
-    # `--at`: a read through the store (a plain `show` may answer from its snapshot, store/snapshot.py).
+    # `--at`: a read through the store (a plain `show` may answer from its snapshot, store/cache/snapshot.py).
     assert c.json("show", "learnings", "--at", "main")["learnings"]  # evicted documents are parsed again when read
     # Reading a document marks it used: eviction goes by last use, not by age.
     blob = c.git("rev-parse", "main:learnings.yaml").strip()

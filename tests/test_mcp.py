@@ -73,7 +73,7 @@ def test_remember_show_why_and_rules_through_the_store(initialized, tmp_path):
 
     out = session(c, tmp_path, steps)
     assert out["remember"]["status"] == "remembered" and out["remember"]["redacted_secrets"] == 1
-    assert out["again"]["status"] == "already in memory: evidence added"  # no second item (README "No duplicates")
+    assert out["again"]["status"] == "already in memory: evidence added"  # no second item (docs/scopes.md "No duplicates")
     (item,) = c.json("show", "learnings")["learnings"]
     assert item["source"] == "agent" and item["category"] == "mistake" and "ghp_" not in item["text"]
     first = [e for e in c.json("log") if e["trailers"].get("Cogit-Event") == "learning.add"][0]

@@ -1,4 +1,4 @@
-"""cogit/store/schemacheck.py against jsonschema: same verdict, same paths, same messages.
+"""cogit/store/state/schemacheck.py against jsonschema: same verdict, same paths, same messages.
 
 cogit validates its state files with its own compiled subset of JSON Schema (a cold
 `cogit add` no longer imports jsonschema). These tests generate documents for every

@@ -1,4 +1,4 @@
-"""The cold `show` / `status` answered from a state snapshot (cogit/store/snapshot.py).
+"""The cold `show` / `status` answered from a state snapshot (cogit/store/cache/snapshot.py).
 
 After every kind of operation that moves a branch (a command, a revert, a sync's merge
 and fast-forward, a hand edit, `git` by hand, a lost or corrupt snapshot, a crash between

@@ -1,7 +1,7 @@
 """The click CLI and its one error boundary.
 
 Exit codes: 0 ok; 1 expected failure (the message says what to do next);
-2 usage error; 3 internal error (a crash log is written). See README "Exit codes".
+2 usage error; 3 internal error (a crash log is written). See docs/commands.md "Exit codes".
 """
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ import click
 from cogit import __version__
 from cogit.errors import CogitError, ExitCode
 from cogit.paths import Home
+
+
+_homes: list[Home] = []
 
 
 class Ctx:
@@ -101,6 +104,7 @@ def cli(ctx: click.Context, home_dir: str | None) -> None:
     `cogit why` and `cogit revert` audit and undo them.
     """
     ctx.obj = Ctx(Home.resolve(home_dir))
+    _homes.append(ctx.obj.home)  # for the error boundary (damage_fault), which has no context
     if ctx.invoked_subcommand not in (None, "init", "finalize", "install", "uninstall", "demo", "clone", "doctor"):
         _auto_finalize(ctx.obj.home)
 
@@ -168,6 +172,11 @@ def main(args: list[str] | None = None) -> int:
             click.echo(f"Error: {disk.message}", err=True)
             click.echo(disk.hint, err=True)
             return disk.exit_code
+        damaged = damage_fault()
+        if damaged is not None:  # a damaged repository, not a bug: say what and how to repair it
+            click.echo(f"Error: {damaged.message}", err=True)
+            click.echo(damaged.hint, err=True)
+            return damaged.exit_code
         path = _crash_log(args)
         if path is None:
             click.echo(f"Error: cogit crashed (a bug): {type(e).__name__}: {str(e)[:300]}; no crash log could be "
@@ -205,6 +214,26 @@ def disk_fault(e: BaseException):
         e = e.__cause__ or e.__context__
         seen += 1
     return None
+
+
+def damage_fault():
+    """A DamagedRepository when memory's repository has damage `cogit doctor --fix` repairs,
+    else None. Asked only after a command failed unexpectedly, so a sound repository costs nothing."""
+    try:
+        home = _homes[-1] if _homes else Home.resolve()
+        if not os.path.exists(os.path.join(home.top, "memory", ".git")):
+            return None
+        from cogit.errors import DamagedRepository
+        from cogit.store.git.damage import diagnose
+
+        damage = diagnose(home.memory)
+    except Exception:  # noqa: BLE001 - the diagnosis must not hide the first error
+        return None
+    if not damage:
+        return None
+    return DamagedRepository(f"the memory repository is damaged: {damage.describe()}",
+                             hint="Run `cogit doctor --fix`: it repairs this (and says what it did); "
+                                  "`cogit doctor` alone only reports it.")
 
 
 def _crash_log(args) -> str | None:

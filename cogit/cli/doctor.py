@@ -13,7 +13,7 @@ MARK = {"ok": "ok   ", "warn": "warn ", "fail": "FAIL ", "fixed": "fixed", "skip
 @cli.command()
 @click.option("--project", "project", type=click.Path(file_okay=False),
               help="Also check DIR/.claude/settings.json (hooks installed with `install --project`).")
-@click.option("--fix", is_flag=True, help="Make the safe repairs (see README: `cogit doctor`) and say what was done.")
+@click.option("--fix", is_flag=True, help="Make the safe repairs (see docs/doctor.md) and say what was done.")
 @click.option("--offline", is_flag=True, help="Do not contact remotes or the reflection endpoint.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj

@@ -11,7 +11,7 @@ from cogit.cli import cli, emit_json
 from cogit.cli.options import project_option
 
 # The store (and with it dulwich, the YAML and schema code) is imported inside the
-# commands: `log` and `why` first ask the history index (cogit/store/history_index.py,
+# commands: `log` and `why` first ask the history index (cogit/store/history/index.py,
 # standard library only), and take the full path only when it cannot answer.
 
 

@@ -12,7 +12,7 @@ from cogit.cli import cli, emit_json
 from cogit.cli.options import PROJECT_HELP, project_option  # noqa: F401 - re-exported (cold commands import options)
 
 # store.scopes (and with it dulwich) and provenance are imported where a command uses it: `show` and
-# `status` use this module's option and may answer from a snapshot (store/snapshot.py).
+# `status` use this module's option and may answer from a snapshot (store/cache/snapshot.py).
 if TYPE_CHECKING:
     from cogit.store import scopes
 

@@ -15,8 +15,9 @@ from cogit.cli.project import project_option, scope_of
 def rules(ctx, as_json: bool, project: str | None) -> None:
     """Learned rules: confidence, detections, suppressions, from history (every scope, or --project).
 
-    Confidence = (E + 1) / (E + 3) with E = detections + suppressions; it decays only after
-    learning.rule_dormant_days without evidence. See README "The learning loop".
+    Confidence = (E - M + 1) / (E + 3) with E = detections + suppressions and M = misses
+    (detections in sessions that were shown the rule); it decays only after
+    learning.rule_dormant_days without evidence. See docs/learning.md "The learning loop".
     """
     if ctx.invoked_subcommand:
         return

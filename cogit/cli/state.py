@@ -12,7 +12,7 @@ from cogit.errors import CogitError, InvalidState, UsageError
 from cogit.domain.sections import CATEGORIES, SECTIONS, section_name
 
 # The store (dulwich), provenance (socket, getpass) and the editor's modules are imported
-# inside the commands: `show` and `status` answered from a snapshot (store/snapshot.py)
+# inside the commands: `show` and `status` answered from a snapshot (store/cache/snapshot.py)
 # need none of them.
 
 
@@ -149,8 +149,8 @@ def add(obj, kind: str, text: str, category: str | None, context: str | None, pr
         force: bool = False) -> None:
     """Add a learning, heuristic, avoidance or rule (one commit).
 
-    When the scope already holds the same or a nearly identical text (README "No
-    duplicates"), that item gains evidence instead; --force adds a second item.
+    When the scope already holds the same or a nearly identical text (docs/scopes.md
+    "No duplicates"), that item gains evidence instead; --force adds a second item.
 
     \b
     Example:
@@ -253,7 +253,7 @@ def edit(obj, section: str, project: str | None) -> None:
     current = memory.worktree_text(obj.home, sec) if scope.is_global else section_text(obj.home, scope, sec)
     editor = memory.editor_command()  # before the temp file: no editor, nothing left behind
     # In runtime/edit (0700), 0600, named by this pid and the text it starts from: a killed
-    # edit's file is cleaned by the next writer (store/recover.py), never left in /tmp.
+    # edit's file is cleaned by the next writer (store/write/recover.py), never left in /tmp.
     import hashlib
 
     from cogit.store.write.recover import edit_dir

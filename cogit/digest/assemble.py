@@ -28,7 +28,7 @@ def _items(state, section):
 
 
 def _ranked(state, config=None) -> dict[str, list[dict]]:
-    """Each section by its documented score (cogit/learn/rank.py), never by file order."""
+    """Each section by its documented score (cogit/domain/rank.py), never by file order."""
     from cogit.domain import rank
 
     out = {s: rank.ranked(s, _items(state, s), config=config) for s in ("heuristics", "learnings", "avoidances", "rules")}

@@ -2,7 +2,7 @@
 
     heuristic:  (1 + use_count + 2 * evidence) * 0.5 ** (age / 30 days)
                 age = days since last_used (else created_at); evidence = praise
-    rule:       its confidence from the ledger (cogit/learn/ledger.py); rules under
+    rule:       its confidence from the ledger (cogit/domain/ledger.py); rules under
                 learning.rule_min_confidence are not shown (they stay in memory and history)
     learning, avoidance:  0.5 ** (age / 30 days), age since created_at (newest first)
 

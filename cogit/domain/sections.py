@@ -1,8 +1,8 @@
 """The sections of memory by name. No imports but cogit.errors.
 
-The cold `show` and `status` (answered from store/snapshot.py) need the names of the
-sections, not the store: importing store/state.py brings yamlio and schema with them
-(json, their regular expressions). store/state.py re-exports everything here.
+The cold `show` and `status` (answered from store/cache/snapshot.py) need the names of the
+sections, not the store: importing store/state/documents.py brings yamlio and schema with them
+(json, their regular expressions). store/state/documents.py re-exports everything here.
 """
 
 from __future__ import annotations

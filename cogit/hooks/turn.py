@@ -4,7 +4,7 @@ session's last injection. Standard library only (every prompt comes through here
 The write path recompiles runtime/digest/<scope>.json after every commit, with the
 branch heads it was compiled from (`heads`), the newest items of each scope with the
 line the digest shows for them (`fresh`) and every item id (`ids`); see
-cogit/store/digest.py `fresh`. A session keeps the heads it last saw (`mem_marker`) and
+cogit/digest/assemble.py `fresh`. A session keeps the heads it last saw (`mem_marker`) and
 the ids it knows (`mem_known`): at a prompt, equal heads mean nothing changed (one small
 file read, no git), and otherwise the session is told the fresh items it does not know,
 within `digest.turn_max_chars`. Items this session queued itself (`mem_own`) are not

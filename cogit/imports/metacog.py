@@ -25,7 +25,7 @@ Each pattern becomes a rule (an existing rule with the same detector and signatu
 The rule's text is the pattern's newest lesson (as Metacog compiles it); its `created_at` is the
 pattern's first record. Detections and motor learnings are detections, suppressions are
 suppressions (a suppression means the rule was shown, so it counts as injected). Every record
-becomes one ledger entry with its original time (cogit/learn/ledger.py: the import commit's
+becomes one ledger entry with its original time (cogit/learn/ledger_history.py: the import commit's
 body lists them), so `cogit rules` and `cogit rules show` show them and confidence counts them
 and decays from the newest of them. Records already in the ledger (same pattern, type, time
 and turn count: Metacog writes each record to two logs) are not added again, so a second

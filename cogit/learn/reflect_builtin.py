@@ -12,7 +12,7 @@ import time
 
 
 def builtin_answer(state: dict, past_tools: dict | None, rule_evidence: dict, now: float | None = None) -> dict:
-    """A deterministic reflection from memory alone (see README "Reflection and review").
+    """A deterministic reflection from memory alone (see docs/reflection.md).
 
     - a tool whose success rate over the last sessions fell 15+ points below its rate before;
     - a tool that fails often (under 70% success over 10+ calls): a learning to propose;

@@ -15,7 +15,7 @@ Runs in `cogit finalize` (never in a hook), once per folded session part:
    session is cached in the project's `global_evidence`), with `Cogit-Event: rule.detect` or
    `rule.suppress`, `Cogit-Rule`, `Cogit-Session`, `Cogit-Injected` and a `Cogit-Fold` id
    (a crash-recovering finalize never counts it twice). The commit rewrites the rule's
-   ledger cache (cogit/domain/ledger.py). A rule shown in a session that never came near it
+   ledger cache (cogit/domain/ledger.py `cache_fields`). A rule shown in a session that never came near it
    gets no evidence but `idle` + 1, committed where the rule lives (a global rule's on main).
 5. Heuristics the session was shown and that apply to what the session did successfully (the
    heuristic names a tool or program the session ran, and no failure pattern was detected)

@@ -22,7 +22,7 @@ never in a writer's way:
 - Reflogs keep their last REFLOG_KEEP entries; trimming takes the memory lock for the
   few milliseconds of a rename, and only if it is free.
 - runtime/cache/parsed keeps at most CACHE_BYTES of disk blocks: the least recently
-  used documents go first (store/loader.py touches a file when it reads it).
+  used documents go first (store/state/loader.py touches a file when it reads it).
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def maintain(home: Home, force: bool = False) -> list[str]:
 
 def _catch_up_history(home: Home) -> list[str]:
     """Index the session's new commits for `why` / `log --item` and refresh the newest
-    commits `log -n N` reads (cogit/store/history_index.py), here in the detached
+    commits `log -n N` reads (cogit/store/history/index.py), here in the detached
     session-end work, so the next query after many commits does not pay for them."""
     from cogit.store.history.log import catch_up
 

@@ -1,3 +1,3 @@
 """The remote half of memory: remotes, transport, validation of what is pulled, integration, merge.
 
-Built on cogit.store (it commits only through store/write.py); the store never imports it."""
+Built on cogit.store (it commits only through store/write/transact.py); the store never imports it."""

@@ -1,6 +1,6 @@
 """Bring fetched branches into local memory: validate, then fast-forward or merge.
 
-The local half of a pull (the network half is `store/sync.py`). Under the memory lock:
+The local half of a pull (the network half is `sync/remote.py` and `sync/transport.py`). Under the memory lock:
 
 1. every state file of every commit new to us is validated (`incoming.py`); one bad
    file refuses the whole pull, naming the commit, file, line and field, and nothing
@@ -118,7 +118,7 @@ def _move(home: Home, repo, branch: str, ours: str | None, theirs: str) -> None:
     """Fast-forward (or create) a branch: compare-and-swap the ref, then the worktree and digest."""
     checked_out = git.checked_out_branch(repo) == branch
     if checked_out:
-        worktree.mark_pending(home.memory, ours)  # see store/recover.py
+        worktree.mark_pending(home.memory, ours)  # see store/write/recover.py
     if ours is None:
         ok = git.create_branch(repo, branch, theirs)
     else:

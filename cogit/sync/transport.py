@@ -181,7 +181,7 @@ def _fetch_measured(client, path, repo, determine_wants, progress, url):
     pack_dir = os.path.join(repo.object_store.path, "pack")
     os.makedirs(pack_dir, exist_ok=True)
     # tmp_pack_*: the name git gives its own; a fetch killed here leaves one that the next
-    # writer removes (store/recover.py).
+    # writer removes (store/write/recover.py).
     fd, tmp = tempfile.mkstemp(prefix="tmp_pack_cogit_", dir=pack_dir)
     try:
         with os.fdopen(fd, "w+b") as f:

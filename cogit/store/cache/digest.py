@@ -32,7 +32,7 @@ def cache_path(home: Home, branch: str) -> Path:
 
 def _with_scope_evidence(repo, main_state: dict, known: dict) -> dict:
     """main's state whose global rules also count their evidence from project scopes
-    (cogit/learn/ledger.py `combine`): what a rule earned in a project keeps it shown."""
+    (cogit/domain/ledger.py `combine`): what a rule earned in a project keeps it shown."""
     from cogit.domain import ledger
     from cogit.store.state import loader
     from cogit.store.state.documents import filename

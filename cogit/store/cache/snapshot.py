@@ -1,7 +1,7 @@
 """State snapshots that let the cold `cogit show` and `cogit status` skip the store.
 
 Reading memory through the store imports dulwich (about 30 ms) before anything is read;
-a cold `show` cost twice `cogit --help`. So every write (store/write.py) and every full
+a cold `show` cost twice `cogit --help`. So every write (store/write/transact.py) and every full
 read of `show` or `status` keeps, per branch, `runtime/cache/snapshot/<branch>.json`:
 the head commit it was made from, the state at that commit exactly as `memory.read`
 returns it, the blob ids of that commit's files, the project's name (project branches),
@@ -124,7 +124,7 @@ def show_views(home: Home, cwd: str) -> list | None:
 
 
 def _checked_out(home: Home) -> str | None:
-    """The branch HEAD names (store.repo.checked_out_branch), None when detached or unreadable."""
+    """The branch HEAD names (store.git.repo.checked_out_branch), None when detached or unreadable."""
     try:
         with open(os.path.join(home.top, "memory", ".git", "HEAD"), encoding="ascii") as f:
             text = f.read().strip()
@@ -182,7 +182,7 @@ def status_info(home: Home, cwd: str, attention) -> dict | None:
     (passed in: the store sits below doctor)."""
     try:
         if any(os.scandir(os.path.join(home.top, "runtime", "sessions"))):
-            return None  # records waiting are counted by store.status.unsaved_sessions (it imports learn.drain)
+            return None  # records waiting are counted by cogit.status.unsaved_sessions (it imports learn.drain)
     except FileNotFoundError:
         pass
     except OSError:
@@ -203,7 +203,7 @@ def status_info(home: Home, cwd: str, attention) -> dict | None:
         return None
     state = snap["state"]
     info = None
-    digest = os.path.join(home.top, "runtime", "digest", safe_name(branch.replace("/", "--")) + ".json")  # = store.digest.cache_path
+    digest = os.path.join(home.top, "runtime", "digest", safe_name(branch.replace("/", "--")) + ".json")  # = store.cache.digest.cache_path
     if os.path.exists(digest):
         try:
             with open(digest, encoding="utf-8") as f:
@@ -254,7 +254,7 @@ def save(home: Home, repo, branch: str, head: str, *, commits: int | None = None
 
     `commits`: the count when the caller knows it; else the previous snapshot's plus one
     when `head`'s only parent is the commit that snapshot was made from, else the count
-    store/status.py kept for `head`, else none (`status` then counts on its full path).
+    cogit/status.py kept for `head`, else none (`status` then counts on its full path).
     Never fails: a snapshot that cannot be written only costs the next read its speed."""
     from cogit.digest import assemble as digest
     from cogit.store.state import loader, yamlio

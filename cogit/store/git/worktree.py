@@ -57,7 +57,7 @@ def mark_pending(root: Path, old_head: str | None) -> None:
 
     If the process dies before the working tree and index follow the new commit, the
     next writer sees this note and can tell stale files (the old commit's) from a
-    person's hand edit (see store/recover.py).
+    person's hand edit (see store/write/recover.py).
     """
     (root / ".git" / PENDING).write_text(old_head or "", "ascii")
 

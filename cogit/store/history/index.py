@@ -4,7 +4,7 @@ Standard library only: when the index is current (it holds every branch head, re
 the ref files by cogit/heads.py), `why ID`, `log --item ID`, `log -n N` and
 `log --event E -n N` read no commit object and import neither dulwich nor the YAML or
 schema code. When it is behind, any check here raises `Stale` and the caller takes the
-full path (cogit/store/history.py), which brings the index up to date as it goes.
+full path (cogit/store/history/log.py), which brings the index up to date as it goes.
 
 Files in runtime/cache/ (caches: deleting them only costs speed):
 

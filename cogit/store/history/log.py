@@ -89,7 +89,7 @@ class _Node:
 
 
 class ItemIndex:
-    """The item index (cogit/store/history_index.py) kept up to date through dulwich, so
+    """The item index (cogit/store/history/index.py) kept up to date through dulwich, so
     `why ID` and `log --item ID` need not diff every commit of a long history again.
 
     A commit never changes, so its line never goes stale: whatever moved a branch (a

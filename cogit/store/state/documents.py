@@ -13,7 +13,7 @@ from typing import Any
 from cogit.errors import ItemNotFound
 from cogit.store.state import yamlio
 from cogit.store.state.schema import SECTIONS
-# The names live in store/sections.py (no store imports, for the cold reads); re-exported here.
+# The names live in domain/sections.py (no store imports, for the cold reads); re-exported here.
 from cogit.domain.sections import CATEGORIES, ITEM_SECTIONS, PLURAL, SINGULAR, section_name  # noqa: F401
 
 PREFIX = {"heuristics": "h", "learnings": "l", "avoidances": "a", "reflections": "rf", "rules": "ru"}

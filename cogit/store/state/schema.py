@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 # jsonschema (with referencing, attrs, rpds: about 40 ms) is imported only for a schema
-# cogit/store/schemacheck.py refuses (none of schemas/ today), never by reading memory.
+# cogit/store/state/schemacheck.py refuses (none of schemas/ today), never by reading memory.
 
 from cogit.errors import InvalidState
 from cogit.store.state import yamlio
@@ -88,7 +88,7 @@ def validator(section: str):
 
 
 def prepare(sch: dict):
-    """`sch` compiled by cogit/store/schemacheck.py, which implements the part of JSON Schema
+    """`sch` compiled by cogit/store/state/schemacheck.py, which implements the part of JSON Schema
     cogit's schemas use and refuses the rest; a schema it refuses is validated by jsonschema
     (imported only then). Either answers `iter_errors` with errors that have `path`,
     `message`, `validator`, `validator_value` and `instance`."""

@@ -1,6 +1,6 @@
 """Secrets out of state before a commit: the allowlist, and redaction of text a person wrote.
 
-The write path (store/write.py) redacts every value, key and message itself with
+The write path (store/write/transact.py) redacts every value, key and message itself with
 cogit/redact.py; what needs more care is a hand-edited file, whose comments and layout
 are kept: that is `redact_raw`.
 """

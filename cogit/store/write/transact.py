@@ -200,7 +200,7 @@ def commit_locked(home: Home, repo, branch: str, prov: Provenance, apply: Apply,
         expected = create_root(repo, branch, prov.project, prov)
     checked_out = git.checked_out_branch(repo) == branch
     if checked_out:
-        worktree.mark_pending(home.memory, expected)  # see store/recover.py
+        worktree.mark_pending(home.memory, expected)  # see store/write/recover.py
     sha = git.commit(
         repo,
         branch,
@@ -258,7 +258,7 @@ def memory_lock(home: Home, timeout: float | None = None):
     """Hold the memory lock for several commits (promote, sync) as transact does for one.
 
     Every writer of the memory repository holds it; so, once we hold it, whatever a
-    killed writer left half-done is repaired first (store/recover.py).
+    killed writer left half-done is repaired first (store/write/recover.py).
     """
     timeout = lock_wait() if timeout is None else timeout
     with busy_lock(home.lock, timeout, "memory is in use by another cogit process"):
