@@ -157,3 +157,26 @@ def test_no_rules_no_table_and_nothing_said(initialized):
     assert not (c.home / "runtime" / "digest" / "main.reflex.json").exists()
     assert c.hook("PreToolUse", pre("n1", 1)).out == ""
     assert c.hook(*fail("n1", 1)).out == ""
+
+
+def test_the_reflex_path_imports_only_the_standard_library_and_no_re_or_json(initialized):
+    """The exact hook command `cogit install claude` writes, under `-X importtime`, for a
+    PreToolUse that gives a reflex, one that gives nothing and a failure that gets one."""
+    import os
+    import subprocess
+
+    from cogit.launch import hook_argv
+
+    c = initialized
+    learned(c)
+    env = dict(os.environ, COGIT_HOME=str(c.home))
+    for n, (event, body) in enumerate((("PreToolUse", pre("i1", 1)), ("PreToolUse", pre("i2", 1, cmd="ls")), fail("i3", 1))):
+        argv = hook_argv("claude", event)
+        proc = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], input=json.dumps(body).encode(), capture_output=True, env=env)
+        assert proc.returncode == 0
+        assert (b"[cogit:reflex]" in proc.stdout) == (n != 1), proc.stdout
+        imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines() if "|" in line}
+        top = {name.split(".")[0] for name in imported}
+        assert not top & {"dulwich", "click", "ruamel", "jsonschema", "re", "json", "__future__"}, (event, top)
+        if event == "PreToolUse":
+            assert "cogit.senses" not in imported and "cogit.senses.call" not in imported, event  # ~20 ms
