@@ -180,3 +180,26 @@ def test_the_reflex_path_imports_only_the_standard_library_and_no_re_or_json(ini
         assert not top & {"dulwich", "click", "ruamel", "jsonschema", "re", "json", "__future__"}, (event, top)
         if event == "PreToolUse":
             assert "cogit.senses" not in imported and "cogit.senses.call" not in imported, event  # ~20 ms
+
+
+def test_a_project_rule_fires_in_its_project_only(initialized, tmp_path):
+    """A rule learned in a project lives on the project's branch: its reflex table is the
+    project's (with main's rules), and a session elsewhere gets nothing from it."""
+    from conftest import git
+
+    c = initialized
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    git(proj, "init", "-q")
+    git(proj, "remote", "add", "origin", "https://github.com/acme/widgets.git")
+    session(c, "p1", [fail("p1", 1), fail("p1", 2), fail("p1", 3), ok("p1", 4)], cwd=str(proj))
+    (rule,) = c.json("rules")
+    assert rule["scope"].startswith("project/")
+    assert not (c.home / "runtime" / "digest" / "main.reflex.json").exists()
+    out = c.hook("SessionStart", payload("p2", "SessionStart", cwd=str(proj), source="startup"))
+    assert out.returncode == 0
+    body = pre("p2", 1)
+    body["cwd"] = str(proj)
+    assert f"[{rule['id']}]" in context(c.hook("PreToolUse", body))
+    start(c, "p3")  # cwd /tmp: no project
+    assert context(c.hook("PreToolUse", pre("p3", 1))) == ""
