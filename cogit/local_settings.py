@@ -27,13 +27,17 @@ def hook_read(home_top: str) -> dict:
         doc = jsonio.loads(data.decode("utf-8")) if len(data) <= MAX_BYTES else None
     except (OSError, ValueError, UnicodeDecodeError):
         return {}
-    sync = doc.get("sync") if isinstance(doc, dict) else None
-    if not isinstance(sync, dict):
+    if not isinstance(doc, dict):
         return {}
+    reflex = doc.get("reflex") if isinstance(doc.get("reflex"), dict) else {}
+    blocks = {"reflex": {"block_repeats": True}} if reflex.get("block_repeats") is True else {}
+    sync = doc.get("sync")
+    if not isinstance(sync, dict):
+        return blocks
     out = {}
     if isinstance(sync.get("auto"), bool):
         out["auto"] = sync["auto"]
     t = sync.get("pull_timeout_s")
     if isinstance(t, (int, float)) and not isinstance(t, bool) and 0 <= t <= 60:
         out["pull_timeout_s"] = t
-    return {"sync": out} if out else {}
+    return dict(blocks, sync=out) if out else blocks

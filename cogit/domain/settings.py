@@ -63,6 +63,7 @@ SETTINGS = {
     "doctor.reflection_stale_days": (SHARED, "a warning threshold"),
     "doctor.max_loose_objects": (SHARED, "a warning threshold"),
     "doctor.max_repo_mb": (SHARED, "a warning threshold"),
+    "reflex.block_repeats": (LOCAL, "decides which commands the agent may run (a hint becomes a block)"),
     "review.auto_accept": (LOCAL, "lets proposals (a model's answer among them) skip your review"),
 }
 

@@ -48,10 +48,15 @@ def to_event(name: str, payload: dict) -> dict:
     )
 
 
-def render(name: str, context: str | None, notice: str | None = None) -> str:
-    """The reply: `additionalContext` reaches the model; `systemMessage` is shown to the user."""
+def render(name: str, context: str | None, notice: str | None = None, deny: bool = False) -> str:
+    """The reply: `additionalContext` reaches the model; `systemMessage` is shown to the user.
+    A reflex that blocks (this machine's `reflex.block_repeats`) denies the PreToolUse with
+    the rule and its fix as `permissionDecisionReason`, which Claude Code gives the model."""
     if not context or name not in CONTEXT_EVENTS:
         return jsonio.dumps({"systemMessage": notice}) if notice else ""
+    if deny and name == "PreToolUse":
+        return jsonio.dumps({"hookSpecificOutput": {"hookEventName": name, "permissionDecision": "deny",
+                                                    "permissionDecisionReason": context}})
     reply = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": context}}
     if notice:
         reply["systemMessage"] = notice
@@ -64,4 +69,4 @@ def main(name: str, stream, home_root: str) -> str:
 
     event = to_event(name, read_payload(stream, max_payload(home_root)))
     context = core.handle(event, home_root)
-    return render(name, context, event.get("notice"))
+    return render(name, context, event.get("notice"), bool(event.get("deny")))

@@ -46,7 +46,7 @@ EVENTS = {
     "PreCompact": "PreCompact",
     "SessionEnd": "SessionEnd",
 }
-CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit", "PostToolUse"}
+CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"}
 # Codex's tool names -> the names the senses know (cogit/senses/call.py)
 TOOLS = {"shell": "Bash", "local_shell": "Bash", "exec_command": "Bash", "container.exec": "Bash",
          "apply_patch": "Edit", "read_file": "Read", "list_dir": "LS", "grep_files": "Grep"}
@@ -188,7 +188,11 @@ def to_event(name: str, payload: dict) -> dict:
     )
 
 
-def render(name: str, context: str | None) -> str:
+def render(name: str, context: str | None, deny: bool = False) -> str:
+    if context and deny and name == "PreToolUse":
+        # Codex's schema: a deny needs a non-empty permissionDecisionReason (the rule and its fix).
+        return jsonio.dumps({"hookSpecificOutput": {"hookEventName": name, "permissionDecision": "deny",
+                                                    "permissionDecisionReason": context}})
     if context and name in CONTEXT_EVENTS:
         return jsonio.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": context}})
     return ""
@@ -198,4 +202,4 @@ def main(name: str, stream, home_root: str) -> str:
     from cogit.hooks import core
 
     ev = to_event(name, read_payload(stream, max_payload(home_root)))
-    return render(name, core.handle(ev, home_root))
+    return render(name, core.handle(ev, home_root), bool(ev.get("deny")))

@@ -24,7 +24,7 @@ EVENTS = {
     "preCompact": "PreCompact",
     "sessionEnd": "SessionEnd",
 }
-CONTEXT_EVENTS = {"sessionStart", "beforeSubmitPrompt", "postToolUse", "postToolUseFailure"}
+CONTEXT_EVENTS = {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure"}
 TOOLS = {"Shell": "Bash", "run_terminal_cmd": "Bash", "read_file": "Read", "edit_file": "Edit",
          "StrReplace": "Edit", "Delete": "Write", "grep_search": "Grep", "file_search": "Glob", "list_dir": "LS"}
 
@@ -56,9 +56,13 @@ def to_event(name: str, payload: dict) -> dict:
     )
 
 
-def render(name: str, context: str | None) -> str:
+def render(name: str, context: str | None, deny: bool = False) -> str:
     if not context or name not in CONTEXT_EVENTS:
         return ""
+    if deny and name == "preToolUse":
+        # The before-shell form Cursor documents: the agent reads agent_message, the person user_message.
+        return jsonio.dumps({"permission": "deny", "agent_message": context,
+                             "user_message": "cogit blocked an exact repeat of a failed command (reflex.block_repeats)"})
     if name == "beforeSubmitPrompt":
         return jsonio.dumps({"continue": True, "additional_context": context})
     return jsonio.dumps({"additional_context": context})
@@ -68,4 +72,4 @@ def main(name: str, stream, home_root: str) -> str:
     from cogit.hooks import core
 
     ev = to_event(name, read_payload(stream, max_payload(home_root)))
-    return render(name, core.handle(ev, home_root))
+    return render(name, core.handle(ev, home_root), bool(ev.get("deny")))

@@ -103,10 +103,16 @@ def to_event(name: str, payload: dict) -> dict:
         call_key=_call_id(tool, tool_input) if internal in ("PreToolUse", "PostToolUse", "PostToolUseFailure") else None,
         reason=_str(payload.get("reason")),
         trigger=_str(payload.get("trigger")),
+        # BeforeTool's additionalContext reaches no model (gemini-cli 0.61 reads it only from
+        # AfterTool): a reflex before the call is given with the same call's AfterTool.
+        pre_context=False,
     )
 
 
-def render(name: str, context: str | None) -> str:
+def render(name: str, context: str | None, deny: bool = False) -> str:
+    if context and deny and name == "BeforeTool":
+        # A blocked call: the model reads "Tool execution blocked: <reason>" as its result.
+        return jsonio.dumps({"decision": "deny", "reason": context})
     if not context or name not in CONTEXT_EVENTS:
         return ""
     return jsonio.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": context}})
@@ -116,4 +122,4 @@ def main(name: str, stream, home_root: str) -> str:
     from cogit.hooks import core
 
     ev = to_event(name, read_payload(stream, max_payload(home_root)))
-    return render(name, core.handle(ev, home_root))
+    return render(name, core.handle(ev, home_root), bool(ev.get("deny")))

@@ -118,6 +118,9 @@ def to_event(name: str, payload: dict) -> dict:
         reason=_str(ev.get("reason")),
         digest_at_first_prompt=True,
         owner_pid=_owner(payload),
+        # No reflexes: after_tool_call is observe-only and the plugin registers no
+        # before_tool_call (it fails closed), so nothing would reach the model (docs/reflexes.md).
+        pre_context=None,
     )
 
 

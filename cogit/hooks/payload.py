@@ -100,6 +100,9 @@ def event(agent: str, name: str, session: str, **fields) -> dict:
         # The agent's process, when the adapter knows it (OpenClaw's plugin sends it): a
         # session whose process is gone is over (cogit/runtime.py owner_gone).
         "owner_pid": None,
+        # Where a reflex before a tool call goes (cogit/hooks/reflex.py): True, the pre-tool
+        # reply reaches the model; False, with the call's result; None, no channel at all.
+        "pre_context": True,
     }
     out.update(fields)
     return out

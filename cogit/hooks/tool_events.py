@@ -10,25 +10,12 @@ import time
 from cogit.hooks.core import _know_project, _learn_note, _touch, runtime_dir
 from cogit.runtime import fold_prefix
 
-MAX_PRE = 64
 
 
 def on_pre_tool(event, session, cfg, home_root, timeout):
-    # `call_key`: an agent that sends no call id names the call for timing (Gemini CLI).
-    tid = event.get("tool_use_id") or event.get("call_key")
-    if not tid:
-        return None
+    from cogit.hooks import reflex  # the start time (duration fallback) and the reflexes
 
-    def update(state):
-        _touch(state, event)
-        pre = state.setdefault("pre", {})
-        pre[tid] = time.time()
-        if len(pre) > MAX_PRE:
-            for key in sorted(pre, key=pre.get)[: len(pre) - MAX_PRE]:
-                del pre[key]
-
-    session.update(update, agent=event["agent"], timeout=timeout)
-    return None
+    return reflex.pre_tool(event, session, home_root, timeout, _touch)
 
 
 def on_post_tool(event, session, cfg, home_root, timeout):
@@ -73,6 +60,9 @@ def on_post_tool(event, session, cfg, home_root, timeout):
             state["n_records"] = state.get("n_records", 0) + 1
             session.append_call({"n": state["n_calls"], "t": round(now, 3), "tool": tool, "ok": ok, "ms": ms})
         out["text"], learnings = _sense(state, call, event, cfg, home_root, now, ms)
+        from cogit.hooks import reflex  # a learned rule at the first failure it is about
+
+        out["text"] = reflex.post_tool(state, event, call, home_root, out["text"])
         # the Spatial sense found no import index of this repository (or an old one): built detached
         out["index"] = (state.get("senses") or {}).pop("index_wanted", None)
         # A notice for the person (the interrupt's last level, once per episode): the adapter shows it.

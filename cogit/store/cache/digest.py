@@ -86,3 +86,6 @@ def refresh(home: Home, repo, branch: str, known: dict | None = None) -> None:
         path = cache_path(home, target)
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         git.write_atomic(path, json.dumps(compiled, ensure_ascii=False).encode("utf-8"), durable=False)
+        from cogit.store.cache import reflexes  # the rules a hook gives at the moment (cogit/hooks/reflex.py)
+
+        reflexes.write(path, scopes, config, heads)
