@@ -128,10 +128,10 @@ def on_session_start(event, session, cfg, home_root, timeout):
             state["starts_session"] = (event.get("source") or "startup") not in ("resume", "compact")
         if event.get("model"):
             state["model"] = event["model"]
-        if text:
-            _digest_receipt(state, event.get("source") or "startup", branch, digest, text)
+        if text:  # the text without the rules this session withholds (hooks/withhold.py)
+            return _digest_receipt(state, event.get("source") or "startup", branch, digest, text)
 
-    session.update(update, agent=event["agent"], timeout=timeout)
+    text = session.update(update, agent=event["agent"], timeout=timeout) or text
     stale_minutes = float((cfg.get("hooks") or {}).get("session_stale_minutes", 30))
     if stale or digest is None or _abandoned(os.path.dirname(session.dir), session.dir, stale_minutes):
         spawn_finalize(home_root, None, cwd=event.get("cwd"))
@@ -146,11 +146,13 @@ def on_session_start(event, session, cfg, home_root, timeout):
 
 def _digest_receipt(state, source, branch, digest, text):
     """The whole digest was injected: its receipt, and the version the session now knows."""
-    from cogit.hooks import turn
+    from cogit.hooks import turn, withhold
 
-    turn.receipt(state, source, branch, digest, text, sum((digest.get("cut") or {}).values()), _shown(digest["text"]))
+    text, shown, held = withhold.cut(state, digest, text, _shown(digest["text"]))
+    turn.receipt(state, source, branch, digest, text, sum((digest.get("cut") or {}).values()), shown, held)
     state["in_play"] = heuristic_ids(digest["text"])
     turn.saw(state, digest)
+    return text
 
 
 def _prompt_memory(event, state, cfg, home_root):
@@ -171,9 +173,7 @@ def _prompt_memory(event, state, cfg, home_root):
         digest = read_digest(home_root, "main")
     if event.get("digest_at_first_prompt") and "mem_marker" not in state:
         if digest and digest.get("text"):
-            text = with_time(digest["text"])
-            _digest_receipt(state, "startup", branch, digest, text)
-            return text, None
+            return _digest_receipt(state, "startup", branch, digest, with_time(digest["text"])), None
         return None, None
     limit = (cfg.get("digest") or {}).get("turn_max_chars", turn.DEFAULT_MAX_CHARS)
     try:
