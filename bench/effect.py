@@ -142,9 +142,13 @@ class Sim:
         return out
 
 
-def simulate(sessions: int = 300, seed: int = 7, share: float = 0.25, min_sessions: int = 10, root: str | None = None) -> dict:
+def simulate(sessions: int = 300, seed: int = 7, share: float = 0.25, min_sessions: int = 10, root: str | None = None,
+             keep: list | None = None) -> dict:
+    """`keep`: a list that gets the Sim (to run more sessions; with `root`, the home stays)."""
     with tempfile.TemporaryDirectory() as tmp:
         sim = Sim(root or tmp, seed, share, min_sessions)
+        if keep is not None:
+            keep.append(sim)
         started = time.time()
         for n in range(sessions):
             sim.session(n)

@@ -125,7 +125,8 @@ def test_simulation_one_helps_one_does_nothing_one_hurts(tmp_path, monkeypatch):
 
     for key in ("HOME", "COGIT_HOME", "COGIT_AUTHOR", "COGIT_WITHHOLD_SEED"):
         monkeypatch.setenv(key, os.environ.get(key, ""))  # the simulation sets them; restored after the test
-    out = effect.simulate(sessions=45, seed=7, share=0.5, min_sessions=8, root=str(tmp_path))
+    kept: list = []
+    out = effect.simulate(sessions=45, seed=7, share=0.5, min_sessions=8, root=str(tmp_path), keep=kept)
     alpha, beta, gamma = out["alpha"], out["beta"], out["gamma"]
     assert alpha["effect"] > 0 and alpha["verdict"] == "helps" and alpha["interval"][0] > 0
     assert not alpha["in_review"] and alpha["in_digest"]  # the helpful one keeps its place
@@ -149,3 +150,26 @@ def test_simulation_one_helps_one_does_nothing_one_hurts(tmp_path, monkeypatch):
     ids = {r["id"] for r in c.json("rules")}
     assert gamma["rule"] not in ids and beta["rule"] in ids and alpha["rule"] in ids
     assert gamma["rule"] in {t["rule"] for t in c.json("rules", "tombstones")}
+    # Once: the kept rule is not proposed again by later sessions, though its effect stays low.
+    for n in range(45, 48):
+        kept[0].session(n)
+    assert not [p for p in c.json("review") if p.get("retire")]
+    assert len(c.json("log", "--event", "rule.review", "-n", "100")) == 2
+
+
+def test_followed_means_the_fix_at_the_first_failure_or_the_avoided_pattern():
+    from cogit.learn.applied import fix_of, followed
+
+    rule = {"text": 'When `python3 src/app.py` fails with "ModuleNotFoundError: No module named \'h\'", '
+                    "run `PYTHONPATH=src python3 src/app.py` instead."}
+    assert fix_of(rule["text"])["cmd"] == "PYTHONPATH=src python3 src/app.py"
+    fix = {"kind": "exec", "cmd": "PYTHONPATH=src python3 src/app.py", "ok": True}
+    fail = {"kind": "exec", "cmd": "python3 src/app.py", "ok": False}
+    assert followed(rule, [fix], False)
+    assert followed(rule, [fail, fix], False)  # at the first failure
+    assert not followed(rule, [fail, fail, fail, fix], True)  # found again after the loop: not the rule applied
+    assert not followed(rule, [{"kind": "exec", "cmd": "python3 src/app.py", "ok": True}], False)
+    assert not followed(rule, [{"kind": "exec", "cmd": "PYTHONPATH=src pytest", "ok": True}], False)  # another program
+    avoid = {"text": "Read a file once and note what matters instead of reading it again."}
+    assert fix_of(avoid["text"]) is None
+    assert followed(avoid, [], False) and not followed(avoid, [], True)
