@@ -13,7 +13,7 @@ from cogit.cli.project import project_option, scope_of
 @project_option
 @click.pass_context
 def rules(ctx, as_json: bool, project: str | None) -> None:
-    """Learned rules: confidence, detections, suppressions, from history (every scope, or --project).
+    """Learned rules: confidence, detections, suppressions, whether applied, measured effect, from history (every scope, or --project).
 
     Confidence = (E + 1) / (E + 3) with E = detections + suppressions; it decays only after
     learning.rule_dormant_days without evidence. See README "The learning loop".
