@@ -173,3 +173,29 @@ def test_followed_means_the_fix_at_the_first_failure_or_the_avoided_pattern():
     avoid = {"text": "Read a file once and note what matters instead of reading it again."}
     assert fix_of(avoid["text"]) is None
     assert followed(avoid, [], False) and not followed(avoid, [], True)
+
+
+def test_a_global_rule_withheld_in_a_project_counts_there(initialized, monkeypatch, tmp_path):
+    from conftest import git
+
+    c = initialized
+    monkeypatch.setenv("COGIT_WITHHOLD_SEED", "3")
+    _config(c, "  withhold: 0.5\n")
+    session(c, "first", loop("first"))  # outside any project: a global rule
+    (rule,) = c.json("rules")
+    repo = tmp_path / "proj"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    git(repo, "remote", "add", "origin", "git@github.com:me/proj.git")
+    sid = _sids(rule["text"], 0.5, True, 1)[0]
+    injected = session(c, sid, [bash(sid, 1, cmd="python -m app --check")], cwd=str(repo))
+    assert f"[{rule['id']}]" not in injected and "Not shown in this session" in injected
+    (ev,) = [t for t in _trailers(c, sid) if t.get("Cogit-Rule") == rule["id"]]
+    assert (ev["Cogit-Event"], ev["Cogit-Pattern"], ev["Cogit-Project"]) == ("rule.withheld", "no", "github.com/me/proj")
+    from ruamel.yaml import YAML
+
+    doc = YAML(typ="safe").load(c.git("show", "project/github.com-me-proj:rules.yaml"))
+    assert doc["global_evidence"][rule["id"]]["withheld"] == 1  # the project's ledger cache of the global rule
+    e = c.json("rules", "show", rule["id"])["effect"]
+    assert e["withheld"] == {"sessions": 1, "relevant": 1, "pattern": 0}
+    c.assert_healthy()
