@@ -47,6 +47,9 @@ def isolated_env(tmp_path, monkeypatch):
     for key in ("CODEX_HOME", "GEMINI_CLI_HOME", "OPENCLAW_STATE_DIR"):  # other agents' config homes
         monkeypatch.delenv(key, raising=False)
     monkeypatch.delenv("COGIT_IN_HOOK", raising=False)
+    # No test meets a withholding draw it did not ask for (cogit/hooks/withhold.py); the
+    # tests of withholding set their own seed.
+    monkeypatch.setenv("COGIT_WITHHOLD_SEED", "off")
     for key in [k for k in os.environ if k.startswith("GIT_")]:
         monkeypatch.delenv(key)
     yield

@@ -13,7 +13,7 @@ from cogit.cli.project import project_option, scope_of
 @project_option
 @click.pass_context
 def rules(ctx, as_json: bool, project: str | None) -> None:
-    """Learned rules: confidence, detections, suppressions, from history (every scope, or --project).
+    """Learned rules: confidence, detections, suppressions, whether applied, measured effect, from history (every scope, or --project).
 
     Confidence = (E - M + 1) / (E + 3) with E = detections + suppressions and M = misses
     (detections in sessions that were shown the rule); it decays only after
@@ -45,6 +45,18 @@ def rules(ctx, as_json: bool, project: str | None) -> None:
                    f"injected {r['sessions_injected']}  [{r['scope']}]")
         click.echo(f"    {r['text']}")
         click.echo(f"    last detected {r['last_detected'] or '-'}, last suppressed {r['last_suppressed'] or '-'}")
+        if r.get("applied"):
+            click.echo(f"    {_applied(r['applied'])}; effect: {_verdict(r['effect'])}")
+
+
+def _applied(a: dict) -> str:
+    return f"applied: relevant in {a['relevant']}, shown then {a['shown']}, followed {a['followed']}"
+
+
+def _verdict(e: dict) -> str:
+    if e.get("effect") is None or not e.get("enough"):
+        return f"not enough data yet ({e['shown']['relevant']} shown, {e['withheld']['relevant']} withheld)"
+    return f"{e['effect'] * 100:+.0f} points, {e['verdict']} ({e['shown']['relevant']} shown, {e['withheld']['relevant']} withheld)"
 
 
 @rules.command("show")
@@ -52,7 +64,8 @@ def rules(ctx, as_json: bool, project: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 def rules_show(obj, rule_id: str, as_json: bool) -> None:
-    """One rule's ledger (each detection and suppression, with session and commit) and its confidence over time."""
+    """One rule's ledger (each detection and suppression, with session and commit), its confidence over time,
+    its measured effect (the pattern's rate shown vs withheld, with a 95% interval) and whether it was applied."""
     from cogit.learn.rule_listing import show
 
     row = show(obj.home, rule_id)
@@ -62,9 +75,17 @@ def rules_show(obj, rule_id: str, as_json: bool) -> None:
     click.echo(f"{row['id']} [{row['scope']}] {row['detector']}: {row['text']}")
     click.echo(f"confidence {row['confidence']:.0%}  ({row['detections']} detections, {row['suppressions']} suppressions)")
     click.echo(f"over time  {row['sparkline']}  ({row['over_time'][0]['confidence']:.0%} → {row['confidence']:.0%})")
+    if row.get("effect"):
+        e = row["effect"]
+        click.echo(f"effect     {e['text']}")
+        click.echo(f"           shown and relevant: {e['shown']['pattern']} of {e['shown']['relevant']} with the pattern; "
+                   f"withheld and relevant: {e['withheld']['pattern']} of {e['withheld']['relevant']} "
+                   f"(withheld in {e['withheld']['sessions']} sessions; see docs/learning.md#measured-effect)")
+        click.echo(f"           {_applied(row['applied'])}")
     for e in row["ledger"]:
         click.echo(f"  {e['time']}  {e['kind']:<8}  session {e['session'][:12]:<12}  commit {e['commit'][:10]}"
-                   + ("  (injected)" if e["injected"] else "") + (f"  [{e['scope']}]" if e["scope"] != row["scope"] else ""))
+                   + ("  (injected)" if e["injected"] else "") + ("  (withheld)" if e.get("withheld") else "")
+                   + (f"  [{e['scope']}]" if e["scope"] != row["scope"] else ""))
     if not row["ledger"]:
         click.echo("  no evidence yet")
 

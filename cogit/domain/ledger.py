@@ -51,6 +51,10 @@ from dataclasses import dataclass
 DETECT = "rule.detect"
 SUPPRESS = "rule.suppress"
 EVENTS = (DETECT, SUPPRESS)
+# Not confidence evidence: a withheld-and-relevant session whose pattern did not happen (its
+# rule was withheld to measure its effect), and an effect review proposed (cogit/learn/effect.py).
+WITHHELD = "rule.withheld"
+REVIEW = "rule.review"
 DEFAULTS = {"rule_dormant_days": 60.0, "rule_half_life_days": 60.0, "rule_min_confidence": 0.2}
 DAY = 86400.0
 
@@ -66,6 +70,8 @@ class Evidence:
     summary: str = ""
     scope: str = ""  # "global" or the project's branch: where the evidence was committed
     key: str = ""  # imported entries: the source record's hash (see imported_lines)
+    withheld: bool = False  # the session did not see the rule on purpose (cogit/learn/effect.py)
+    followed: str = ""  # shown and relevant: "yes" / "no", the agent did what the rule says ("" unknown)
 
 
 def settings(config: dict | None) -> dict:
@@ -182,13 +188,17 @@ def cache_fields(entries: list[Evidence]) -> dict:
 
     det = [e for e in entries if e.kind == "detect"]
     sup = [e for e in entries if e.kind == "suppress"]
-    return {
+    out = {
         "detections": len(det),
         "suppressions": len(sup),
         "misses": sum(1 for e in det if e.injected),
         "last_detected": now_iso(det[-1].time) if det else None,
         "last_suppressed": now_iso(sup[-1].time) if sup else None,
     }
+    held = sum(1 for e in entries if e.kind == "withheld" or (e.kind == "detect" and e.withheld))
+    if held:  # the withheld-and-relevant sessions (read with controls=True); no confidence in it
+        out["withheld"] = held
+    return out
 
 
 def history(entries: list[Evidence], created: float | None, now: float, config: dict | None = None) -> list[tuple[float, float]]:

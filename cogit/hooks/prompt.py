@@ -33,9 +33,7 @@ def _prompt_memory(event, state, cfg, home_root):
         if digest and digest.get("text"):
             from cogit.hooks.session import _digest_receipt, with_time
 
-            text = with_time(digest["text"])
-            _digest_receipt(state, "startup", branch, digest, text)
-            return text, None
+            return _digest_receipt(state, "startup", branch, digest, with_time(digest["text"])), None
         return None, None
     limit = (cfg.get("digest") or {}).get("turn_max_chars", turn.DEFAULT_MAX_CHARS)
     try:

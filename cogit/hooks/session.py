@@ -50,10 +50,10 @@ def on_session_start(event, session, cfg, home_root, timeout):
             state["starts_session"] = (event.get("source") or "startup") not in ("resume", "compact")
         if event.get("model"):
             state["model"] = event["model"]
-        if text:
-            _digest_receipt(state, event.get("source") or "startup", branch, digest, text)
+        if text:  # the text without the rules this session withholds (hooks/withhold.py)
+            return _digest_receipt(state, event.get("source") or "startup", branch, digest, text)
 
-    session.update(update, agent=event["agent"], timeout=timeout)
+    text = session.update(update, agent=event["agent"], timeout=timeout) or text
     stale_minutes = float((cfg.get("hooks") or {}).get("session_stale_minutes", 30))
     if stale or digest is None or _abandoned(os.path.dirname(session.dir), session.dir, stale_minutes):
         from cogit.hooks.spawn import spawn_finalize
@@ -87,11 +87,13 @@ def _spatial_on(cfg) -> bool:
 
 def _digest_receipt(state, source, branch, digest, text):
     """The whole digest was injected: its receipt, and the version the session now knows."""
-    from cogit.hooks import turn
+    from cogit.hooks import turn, withhold
 
-    turn.receipt(state, source, branch, digest, text, sum((digest.get("cut") or {}).values()), _shown(digest["text"]))
+    text, shown, held = withhold.cut(state, digest, text, _shown(digest["text"]))
+    turn.receipt(state, source, branch, digest, text, sum((digest.get("cut") or {}).values()), shown, held)
     state["in_play"] = heuristic_ids(digest["text"])
     turn.saw(state, digest)
+    return text
 
 
 def _shown(text):

@@ -60,7 +60,8 @@ def own(state: dict, text: str) -> None:
     state["mem_own"] = (state.get("mem_own") or [])[-(MAX_OWN - 1):] + [_norm(text)]
 
 
-def receipt(state: dict, source: str, branch: str, digest: dict, text: str, cut: int, shown: list[str]) -> None:
+def receipt(state: dict, source: str, branch: str, digest: dict, text: str, cut: int, shown: list[str],
+            withheld: list[str] | None = None) -> None:
     state["receipts"] = (state.get("receipts") or [])[-(MAX_RECEIPTS - 1):] + [
         {
             "t": time.time(),
@@ -71,6 +72,7 @@ def receipt(state: dict, source: str, branch: str, digest: dict, text: str, cut:
             "tokens": (len(text) + 3) // 4,
             "cut": cut,
             "shown": shown,  # learning loop: which rules were injected
+            "withheld": list(withheld or []),  # and which were left out on purpose (hooks/withhold.py)
         }
     ]
 
@@ -92,7 +94,7 @@ def changes(state: dict, digest: dict | None, branch: str, limit: int) -> str | 
     known = set(state.get("mem_known") or ())
     mine = set(state.get("mem_own") or ())
     new = [f for f in digest.get("fresh") or () if isinstance(f, dict) and isinstance(f.get("line"), str)
-           and f.get("id") not in known and _norm(f.get("text")) not in mine]
+           and f.get("id") not in known and _norm(f.get("text")) not in mine and f.get("id") not in (state.get("withheld") or ())]
     # What left memory, and a new focus: told once, like what was added (issue 22 part 6).
     ids = digest.get("ids")
     present = set(i for i in ids if isinstance(i, str)) if isinstance(ids, list) else None

@@ -262,6 +262,9 @@ def _fold_prov(state: dict, pending: dict) -> Provenance:
             f"{r.get('source')} {str(r.get('commit') or '')[:12]} chars={r.get('chars')} tokens={r.get('tokens')} cut={r.get('cut')}"
             for r in receipts
         )
+    held = sorted({i for r in receipts for i in (r.get("withheld") or []) if isinstance(i, str) and i.startswith("ru-")})
+    if held:  # the rules this session did not see on purpose (hooks/withhold.py; learn/effect.py counts them)
+        prov.extra["Cogit-Withheld-Rules"] = " ".join(held[:25])  # a trailer holds 300 characters
     feedback = pending["agg"].get("feedback") or []
     if feedback:
         from cogit.redact import clip

@@ -143,6 +143,14 @@ def _materialize(state: State, proposal: dict) -> str:
         focus["current"] = text
         focus["updated_at"] = now
         return "focus"
+    if section == "rules" and proposal.get("retire"):  # an effect review (cogit/learn/effect.py): retire the rule
+        from cogit.domain.tombstones import bury_rule
+
+        rule = next((r for r in state["rules"]["items"] if r.get("id") == proposal["retire"]), None)
+        if rule is not None:
+            state["rules"]["items"].remove(rule)
+            bury_rule(state, rule, "forget")
+        return str(proposal["retire"])
     if section == "rules":
         from cogit.learn.rules import new_rule
 
@@ -236,14 +244,16 @@ def accept(ids: list[str]):
         raise UsageError("give at least one proposal id", hint="List them with `cogit review`.")
 
     def apply(state: State) -> Change:
-        done = []
+        done, retired = [], []
         for p in _take(state, ids):
             from cogit.redact import clip
 
             done.append(f"{p['id']} -> {_materialize(state, p)}: {clip(p['text'], 100, 0, '')}")
+            retired += [p["retire"]] if p.get("retire") else []
         first = done[0] if len(done) == 1 else f"{len(done)} proposals: " + ", ".join(d.split(" ")[0] for d in done)
-        return Change(f"Accept {first}", body="\n".join(f"Accepted {d}" for d in done),
-                      trailers={"Cogit-Item": " ".join(ids)})
+        gone = [f"Rule {r} is retired (its effect review): forgotten, with a tombstone on its pattern." for r in retired]
+        return Change(f"Accept {first}", body="\n".join([f"Accepted {d}" for d in done] + gone),
+                      trailers={"Cogit-Item": " ".join(ids), **({"Cogit-Pruned": " ".join(retired)} if retired else {})})
 
     return apply
 

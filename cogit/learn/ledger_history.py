@@ -7,13 +7,16 @@ half that walks git.
 
 from __future__ import annotations
 
-from cogit.domain.ledger import DETECT, EVENTS, Evidence, imported_entries
+from cogit.domain.ledger import DETECT, EVENTS, REVIEW, WITHHELD, Evidence, imported_entries
 
 
-def read(repo, branch: str, also_reverted: str | None = None) -> dict[str, list[Evidence]]:
+def read(repo, branch: str, also_reverted: str | None = None, controls: bool = False) -> dict[str, list[Evidence]]:
     """rule id -> its evidence, oldest first, from the history of `branch`.
 
-    `also_reverted`: a commit to count as reverted (the revert being committed right now)."""
+    `also_reverted`: a commit to count as reverted (the revert being committed right now).
+    `controls`: also the entries that are no confidence evidence (cogit/learn/effect.py): kind
+    "withheld" (withheld, relevant, the pattern did not happen) and "review" (an effect review
+    was proposed)."""
     from cogit.store.git import repo as git
     from cogit.store.git.provenance import parse
 
@@ -21,7 +24,8 @@ def read(repo, branch: str, also_reverted: str | None = None) -> dict[str, list[
     reverts: dict[str, list[str]] = {}
     for info in git.walk(repo, git.head(repo, branch)):
         msg = info.message
-        if "Cogit-Rule: " not in msg and "Cogit-Reverts: " not in msg and "Cogit-Ledger: " not in msg:
+        if "Cogit-Rule: " not in msg and "Cogit-Reverts: " not in msg and "Cogit-Ledger: " not in msg and not (
+                controls and ("Cogit-Withheld-Rules: " in msg or "Cogit-Event: rule.idle" in msg)):
             continue
         summary, body, trailers = parse(msg)
         target = trailers.get("Cogit-Reverts")
@@ -31,7 +35,19 @@ def read(repo, branch: str, also_reverted: str | None = None) -> dict[str, list[
         if event in EVENTS and trailers.get("Cogit-Rule"):
             found.append(Evidence("detect" if event == DETECT else "suppress", trailers["Cogit-Rule"],
                                   trailers.get("Cogit-Session", "-"), info.sha, info.time,
-                                  trailers.get("Cogit-Injected") == "yes", summary))
+                                  trailers.get("Cogit-Injected") == "yes", summary,
+                                  withheld=trailers.get("Cogit-Withheld") == "yes", followed=trailers.get("Cogit-Followed", "")))
+        elif controls and event in (WITHHELD, REVIEW) and trailers.get("Cogit-Rule"):
+            for rid in trailers["Cogit-Rule"].split():
+                found.append(Evidence("withheld" if event == WITHHELD else "review", rid, trailers.get("Cogit-Session", "-"),
+                                      info.sha, info.time, False, summary, withheld=event == WITHHELD))
+        elif controls and (event == "rule.idle" or trailers.get("Cogit-Withheld-Rules")):
+            # Sessions that were shown a rule and never came near it (idle), and the rules a
+            # session withheld (its fold commit): the denominators of the measured effect.
+            idle = event == "rule.idle"
+            for rid in str(trailers.get("Cogit-Item" if idle else "Cogit-Withheld-Rules") or "").split()[:80]:
+                found.append(Evidence("idle" if idle else "held", rid, trailers.get("Cogit-Session", "-"), info.sha, info.time,
+                                      idle, summary, withheld=not idle))
         elif trailers.get("Cogit-Ledger") and str(event).startswith("import."):
             found.extend(imported_entries(body, info.sha, summary))
     if also_reverted:

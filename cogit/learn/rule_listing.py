@@ -60,9 +60,24 @@ def listing(home: Home, branches: list[str] | None = None, now: float | None = N
             items = (load_state(repo, sha).get("rules") or {}).get("items") or []
             for rule in items:
                 out.append(_row(rule, entries_of(repo, rule.get("id"), b, books), b, now, config))
-        return sorted(out, key=lambda r: (-r["confidence"], r["id"]))
     finally:
         repo.close()
+    _with_effects(home, out, branches)
+    return sorted(out, key=lambda r: (-r["confidence"], r["id"]))
+
+
+def _with_effects(home: Home, rows: list[dict], branches=None) -> None:
+    """Each row gets its measured effect and whether it was applied (cogit/learn/effect.py)."""
+    from cogit.learn.effect import rule_effects
+
+    if not rows:
+        return
+    effects = rule_effects(home, [r["id"] for r in rows], branches)
+    for r in rows:
+        e = effects.get(r["id"])
+        if e is not None:
+            r["applied"] = e["applied"]
+            r["effect"] = {k: v for k, v in e.items() if k not in ("branch", "scope")}  # the rule_effects shape
 
 
 def _row(rule: dict, entries: list, branch: str, now: float, config) -> dict:
@@ -109,11 +124,16 @@ def show(home: Home, rule_id: str, now: float | None = None) -> dict:
             entries = entries_of(repo, rule_id, b, books)
             row = _row(rule, entries, b, now, config)
             row["ledger"] = [{"kind": e.kind, "session": e.session, "commit": e.sha, "time": now_iso(e.time),
-                              "injected": e.injected, "scope": e.scope} for e in entries]
+                              "injected": e.injected, "scope": e.scope, "withheld": e.withheld} for e in entries]
             points = ledger.history(entries, ledger.parse_time(rule.get("created_at")), now, config)
             row["over_time"] = [{"time": now_iso(t), "confidence": c} for t, c in points]
             row["sparkline"] = ledger.sparkline([c for _, c in points])
-            return row
+            break
+        else:
+            row = None
     finally:
         repo.close()
+    if row is not None:
+        _with_effects(home, [row], [b])
+        return row
     raise ItemNotFound(f"no rule with id {rule_id!r}", hint="List rules with `cogit rules`.")

@@ -129,14 +129,17 @@ def add_rule(text: str, detector: str, config: dict | None, signature: str = "")
     return apply
 
 
+VERBS = {"detect": "Detected", "suppress": "Suppressed", "withheld": "Withheld (relevant, no pattern)"}
+
+
 def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | None = None, global_rule: dict | None = None,
-             injected: bool = False):
+             injected: bool = False, withheld: bool = False):
     """Apply: record one detection/suppression of a rule (or create it with its first detection).
 
     `global_rule`: the rule lives on main but the session ran in the project of `branch`:
     the evidence lands in the project (its `global_evidence` cache), never in main."""
     if global_rule is not None:
-        return _global_evidence(home, kind, global_rule, branch, injected)
+        return _global_evidence(home, kind, global_rule, branch, injected, withheld)
 
     def apply(state: State) -> Change | None:
         items = state["rules"]["items"]
@@ -151,16 +154,16 @@ def evidence(home: Home, kind: str, rule_id: str, branch: str, create: dict | No
             return None  # forgotten since it was shown
         repo = git.open_repo(home.memory)
         try:
-            entries = ledger_history.read(repo, branch).get(rule["id"], [])
+            entries = ledger_history.read(repo, branch, controls=True).get(rule["id"], [])
         finally:
             repo.close()
         now = int(time.time())
-        entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", now, injected)]
+        entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", now, injected, withheld=withheld)]
         rule.update(ledger.cache_fields(entries))
         rule.pop("idle", None)  # it came near the rule: not idle
         rule.pop("confidence", None)  # derived from the ledger, never stored
         rule["updated_at"] = now_iso(now)
-        verb = "Detected" if kind == "detect" else "Suppressed"
+        verb = VERBS[kind]
         what = f"New rule {rule['id']}" if created else f"{verb} rule {rule['id']}"
         from cogit.redact import clip  # redact, then cut: never a part of a secret in a subject
 
@@ -215,16 +218,16 @@ def idle_update(ids: list[str], reset: list[str] = ()):
     return apply
 
 
-def _global_evidence(home: Home, kind: str, rule: dict, branch: str, injected: bool = False):
+def _global_evidence(home: Home, kind: str, rule: dict, branch: str, injected: bool = False, withheld: bool = False):
     def apply(state: State) -> Change | None:
         repo = git.open_repo(home.memory)
         try:
-            entries = ledger_history.read(repo, branch).get(rule["id"], [])
+            entries = ledger_history.read(repo, branch, controls=True).get(rule["id"], [])
         finally:
             repo.close()
-        entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", int(time.time()), injected)]
+        entries = entries + [ledger.Evidence(kind, rule["id"], "-", "", int(time.time()), injected, withheld=withheld)]
         state["rules"].setdefault("global_evidence", {})[rule["id"]] = ledger.cache_fields(entries)
-        verb = "Detected" if kind == "detect" else "Suppressed"
+        verb = VERBS[kind]
         from cogit.redact import clip
 
         return Change(clip(f"{verb} global rule {rule['id']} in this project: {rule.get('text', '')}", 200, 0, ""),
@@ -287,10 +290,12 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
     config = dict(config or {})
     facts = project_facts(session_state.get("cwd"))
     off = switched_off(rules_docs)
-    shown = []
+    shown, held = [], []
     for r in pending.get("receipts") or []:
         shown += [i for i in (r.get("shown") or []) if isinstance(i, str)]
-    plan = []  # (kind, rule_id or None, global rule or None, create, key, injected, why)
+        held += [i for i in (r.get("withheld") or []) if isinstance(i, str)]
+    held = [i for i in held if i not in shown]  # withheld on purpose (hooks/withhold.py), never shown after
+    plan = []  # (kind, rule_id or None, global rule or None, create, key, injected, why, trailers)
     detected: set[str] = set()
     for d in detectors.run(trace, config, facts, off):
         if any(buried(rules_docs.get(b), d.detector, d.signature) for b in branches):
@@ -303,23 +308,29 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
             b, rule = where
             detected.add(rule["id"])
             plan.append(("detect", rule["id"], rule if b != branch else None, {"episode": d.episode} if b == branch else None,
-                         key, rule["id"] in shown, d.evidence))
+                         key, rule["id"] in shown, d.evidence, _effect_trailers(rule, shown, held, trace, True)))
         else:
             plan.append(("detect", None, None, {"detector": d.detector, "signature": d.signature, "lesson": d.lesson,
-                                                "trigger": d.trigger, "episode": d.episode}, key, False, d.evidence))
+                                                "trigger": d.trigger, "episode": d.episode}, key, False, d.evidence, {}))
     for b in branches:
         for rule in rules_of.get(b, []):
             rid = rule.get("id")
-            if rid in shown and rid not in detected and rule.get("detector") not in off \
+            if (rid in shown or rid in held) and rid not in detected and rule.get("detector") not in off \
                     and not any(buried(rules_docs.get(x), str(rule.get("detector")), str(rule.get("signature") or "")) for x in branches) and detectors.relevant(rule, trace, config, facts):
+                if rid in held:  # the control group of the rule's measured effect (cogit/learn/effect.py)
+                    plan.append(("withheld", rid, rule if b != branch else None, None, rid, False,
+                                 "withheld, the session came near what the rule is about, the pattern did not happen",
+                                 _effect_trailers(rule, shown, held, trace, False)))
+                    continue
                 plan.append(("suppress", rid, rule if b != branch else None, None, rid, True,
-                             "shown, the session came near what the rule is about, the pattern did not happen"))
+                             "shown, the session came near what the rule is about, the pattern did not happen",
+                             _effect_trailers(rule, shown, held, trace, False)))
     # Shown, but the session never came near what the rule is about: no evidence either way;
     # the rule's `idle` count goes up, and at learning.rule_idle_sessions it is dormant and
     # leaves the digest (cogit/domain/rank.py). The count is committed where the rule lives,
     # once: a global rule's on main, also when the session ran in a project (its provenance
     # says which); a project's rules' on the project's branch.
-    suppressed = {p[1] for p in plan if p[0] == "suppress"}
+    suppressed = {p[1] for p in plan if p[0] in ("suppress", "withheld")}
     results = []
     for b in branches:
         idle = [rule.get("id") for rule in rules_of.get(b, [])
@@ -335,14 +346,18 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
         result = transact(home, prov, idle_update(idle, reset), branch=b, skip_if=fold_committed(fold_id))
         if result:
             results.append(result)
-    for kind, rid, global_rule, create, key, injected, why in plan:
+    for kind, rid, global_rule, create, key, injected, why, more in plan:
         fold_id = f"{pending['id']}:rule:{key}"
-        prov = prov_of(session_state, ledger.DETECT if kind == "detect" else ledger.SUPPRESS)
+        prov = prov_of(session_state, {"detect": ledger.DETECT, "withheld": ledger.WITHHELD}.get(kind, ledger.SUPPRESS))
         prov.evidence = why
-        prov.extra = {"Cogit-Injected": "yes" if injected else "no", "Cogit-Fold": fold_id}
-        result = transact(home, prov, evidence(home, kind, rid, branch, create, global_rule, injected), branch=branch, skip_if=fold_committed(fold_id))
+        prov.extra = {"Cogit-Injected": "yes" if injected else "no", **more, "Cogit-Fold": fold_id}
+        result = transact(home, prov, evidence(home, kind, rid, branch, create, global_rule, injected, "Cogit-Withheld" in more),
+                          branch=branch, skip_if=fold_committed(fold_id))
         if result:
             results.append(result)
+    from cogit.learn import effect  # a rule whose measured effect stays at zero or below goes to review, once
+
+    results += effect.review_due(home, branch, [p[1] for p in plan if p[1]], prov_of(session_state, ledger.REVIEW))
     praised = set((pending.get("agg") or {}).get("evidence") or {})
     heur = [i for i in shown if i.startswith("h-")]
     if heur:
@@ -355,6 +370,20 @@ def _learn(home, session_state, pending, branch, trace, prov_of, fold_committed)
             if result:
                 results.append(result)
     return results
+
+
+def _effect_trailers(rule: dict, shown: list, held: list, trace: list, pattern: bool) -> dict:
+    """The trailers of the rule's measured effect and of whether it was applied: a withheld
+    rule's evidence says so (`Cogit-Withheld`, `Cogit-Pattern`); a shown one's says whether the
+    agent did what it says (`Cogit-Followed`, cogit/learn/applied.py)."""
+    rid = rule.get("id")
+    if rid in held:
+        return {"Cogit-Withheld": "yes", "Cogit-Pattern": "yes" if pattern else "no"}
+    if rid in shown:
+        from cogit.learn.applied import followed
+
+        return {"Cogit-Followed": "yes" if followed(rule, trace, pattern) else "no"}
+    return {}
 
 
 def project_facts(cwd) -> dict:
@@ -433,7 +462,7 @@ def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: P
         if rule is None and rule_id in scoped:  # a project's evidence of a global rule
             repo = git.open_repo(home.memory)
             try:
-                entries = ledger_history.read(repo, branch, also_reverted=target).get(rule_id, [])
+                entries = ledger_history.read(repo, branch, also_reverted=target, controls=True).get(rule_id, [])
             finally:
                 repo.close()
             scoped[rule_id] = ledger.cache_fields(entries)  # kept at zero: a revert of this revert counts it again
@@ -444,9 +473,10 @@ def revert_evidence(home: Home, target: str, summary: str, rule_id: str, prov: P
                              hint=f"Bring the rule back first (`cogit log --item {rule_id}`, then `cogit revert` of the commit that removed it).")
         repo = git.open_repo(home.memory)
         try:
-            entries = ledger_history.read(repo, branch, also_reverted=target).get(rule_id, [])
+            entries = ledger_history.read(repo, branch, also_reverted=target, controls=True).get(rule_id, [])
         finally:
             repo.close()
+        rule.pop("withheld", None)  # rewritten below if any withheld session is left
         rule.update(ledger.cache_fields(entries))
         rule.pop("confidence", None)
         rule["updated_at"] = now_iso()

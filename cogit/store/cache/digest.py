@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from cogit.digest.assemble import compile_text, fresh
+from cogit.domain import effect
 from cogit.paths import Home, safe_name
 from cogit.store.git import repo as git
 from cogit.store.state import yamlio
@@ -83,6 +84,7 @@ def refresh(home: Home, repo, branch: str, known: dict | None = None) -> None:
         config = main_state.get("config")  # settings rule from main, in every scope
         compiled = compile_text(scopes, config)
         compiled.update(branch=target, heads=heads, settings=hook_settings(config), **fresh(scopes, config))
+        compiled["withhold"] = effect.candidates(scopes, config)  # which rules the hook may withhold (hooks/withhold.py)
         path = cache_path(home, target)
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         git.write_atomic(path, json.dumps(compiled, ensure_ascii=False).encode("utf-8"), durable=False)

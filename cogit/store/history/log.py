@@ -323,7 +323,7 @@ def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN, *, re
         target = git.resolve(repo, rev, branch)
         info = git.info(repo, target)
         _, _, tr = parse(info.message)
-        if tr.get("Cogit-Rule") and (tr.get("Cogit-Event") in ("rule.detect", "rule.suppress") or tr.get("Cogit-Reverts")):
+        if tr.get("Cogit-Rule") and (tr.get("Cogit-Event") in ("rule.detect", "rule.suppress", "rule.withheld") or tr.get("Cogit-Reverts")):
             if revert_evidence is None:
                 raise CogitError(f"commit {target[:10]} is evidence of rule {tr['Cogit-Rule']}, a ledger entry",
                                  hint="Revert it with `cogit revert`, which rewrites the rule's ledger.")
