@@ -304,16 +304,18 @@ def _parse(args: list[str]):
         if got is not None and len(got[1]) <= 1:
             return lambda home: show_now(home, got[1][0] if got[1] else None, "--json" in got[0])
     elif name == "log":
-        limit, as_json = None, False
+        limit, event, as_json = None, None, False
         while rest:
             if rest[0] == "-n" and limit is None and len(rest) > 1 and rest[1].isdigit() and rest[1].isascii() \
                     and int(rest[1]) >= 1:
                 limit, rest = int(rest[1]), rest[2:]
+            elif rest[0] == "--event" and event is None and len(rest) > 1 and not rest[1].startswith("-"):
+                event, rest = rest[1], rest[2:]
             elif rest[0] == "--json" and not as_json:
                 as_json, rest = True, rest[1:]
             else:
                 return None
-        filters = dict(limit=limit, event=None, source=None, session=None, since=None, item=None)
+        filters = dict(limit=limit, event=event, source=None, session=None, since=None, item=None)
         return lambda home: print_log(log_every_scope(home, filters), as_json)
     elif name == "why":
         got = _flags(rest, {"--json"})

@@ -41,6 +41,7 @@ READS = [
     ["status"], ["status", "--json"],
     ["show"], ["show", "learnings"], ["show", "--json"], ["show", "heuristics", "--json"], ["show", "nosuch"],
     ["log"], ["log", "-n", "2"], ["log", "-n", "1", "--json"], ["log", "--json", "-n", "3"],
+    ["log", "--event", "learning", "-n", "1"], ["log", "-n", "5", "--event", "focus.set", "--json"],
     ["why", "ID"], ["why", "ID", "--json"], ["why", "l-000000"],
 ]
 
@@ -69,7 +70,8 @@ def test_each_plain_shape_is_answered_without_click(memory):
 @pytest.mark.parametrize("args", [
     ["log", "-n", "0"], ["log", "-n", "x"], ["log", "-n20"], ["log", "-n", "1", "-n", "2"], ["status", "--help"],
     ["show", "--at", "HEAD"], ["add", "learning", "--force", "x"], ["add", "rule", "x"], ["add", "note", "x"],
-    ["why"], ["--home", "HOME", "status"], ["status", "extra"],
+    ["why"], ["--home", "HOME", "status"], ["status", "extra"], ["log", "--event", "a", "--event", "b"],
+    ["log", "--event"], ["log", "--source", "cli"],
 ])
 def test_every_other_shape_goes_to_click(memory, args):
     args = [str(memory.home) if a == "HOME" else a for a in args]
