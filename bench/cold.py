@@ -1,7 +1,9 @@
 """Cold commands: a whole `cogit ...` process against `python -c pass`, same Python.
 
-Targets (issue 11): `show`, `status`, `log -n 20`, `log --event E -n 20` and `--help`
-at most 5x `python -c pass`; `add` at most 8x. Run in the smallest benchmark home
+Targets: `show`, `status` and `log -n 20` at most 4x `python -c pass` (issue 25 part 3;
+they answer without click, cogit/quickcli.py); `why ID`, `diff` and `rules` at most 5x
+(issue 25); `log --event E -n 20` and `--help` at most 5x (issue 11); `add` at most 8x.
+Run in the smallest benchmark home
 (the commands do not grow with history; bench/query.py checks that). `add` writes,
 so it runs in a copy, each run adding a new learning (a real commit every time).
 Peak memory (GNU time's max RSS) is reported for each.
@@ -16,13 +18,26 @@ from pathlib import Path
 import timing as t
 
 
+NOTES = {
+    "add": "answered without click (cogit/quickcli.py); the floor is dulwich's repository layer "
+           "(`import dulwich.repo, dulwich.index` is ~4x `python -c pass` by itself, see the floors below) "
+           "plus the whole write path (lock, absorb hand edits, apply, caps, dedupe, redact, validate, "
+           "canonical YAML, commit, working tree and index, digest, snapshot); it imports neither "
+           "jsonschema nor ruamel.yaml. Under 8x would take a write path without dulwich's repository layer",
+    "diff": "still through click (~3.5x by itself) and dulwich (the commit's trees are read): see the floors below",
+    "rules": "still through click (~3.5x by itself); the listing reads every rule's ledger from history: "
+             "see the floors below",
+}
+
+
 def figures(homes: dict[int, Path], quick: bool) -> list[dict]:
     small = t.sizes(homes)[0]
     runs, warmup = (2, 1) if quick else (20, 2)
     work = Path(tempfile.mkdtemp(prefix="cogit-bench-cold-"))
     home = t.view(homes[small], work / "read")
     writable = t.copy(homes[small], work / "write")
-    event = t.manifest(homes[small])["event"]
+    m = t.manifest(homes[small])
+    event, item = m["event"], m["old_item"]
     cogit = t.cogit_argv()
     env, wenv = t.clean_env(home), t.clean_env(writable)
     counter = iter(range(10**9))
@@ -33,7 +48,11 @@ def figures(homes: dict[int, Path], quick: bool) -> list[dict]:
         "status": ([*cogit, "status"], env),
         "log -n 20": ([*cogit, "log", "-n", "20"], env),
         f"log --event {event} -n 20": ([*cogit, "log", "--event", event, "-n", "20"], env),
+        "why ID": ([*cogit, "why", item], env),
+        "diff": ([*cogit, "diff"], env),
+        "rules": ([*cogit, "rules"], env),
     }
+    targets = {"show": 4, "status": 4, "log -n 20": 4}
     times = t.measure(variants, runs, warmup)
     # add: its own round robin with pass (each run a new learning, so a real commit)
     add_times: dict[str, list[float]] = {"python -c pass": [], "add": []}
@@ -50,18 +69,14 @@ def figures(homes: dict[int, Path], quick: bool) -> list[dict]:
         if name == "python -c pass":
             continue
         kib = t.peak_kib(variants[name][0], variants[name][1])
-        rows.append(t.row(f"cold `{name}` vs `python -c pass`", t.med(times[name]), base, 5,
+        rows.append(t.row(f"cold `{name}` vs `python -c pass`", t.med(times[name]), base, targets.get(name, 5),
                           method=t.method(times, ["python -c pass", name], warmup,
                                           f"home of {small:,} commits; peak memory {kib / 1024:.1f} MB" if kib else ""),
-                          note="the floor: Python with the console script (which imports `re`) and click; "
-                               "see the floors and import profiles below"))
+                          note=NOTES.get(name, "the floor: Python with the console script (which imports `re`) "
+                                               "and click; see the floors and import profiles below")))
     kib = t.peak_kib([*cogit, "add", "learning", "cold add peak"], wenv)
     rows.append(t.row("cold `add learning` vs `python -c pass`", t.med(add_times["add"]), t.med(add_times["python -c pass"]), 8,
                       method=t.method(add_times, ["python -c pass", "add"], warmup,
                                       "a new learning per run (one commit each)" + (f"; peak memory {kib / 1024:.1f} MB" if kib else "")),
-                      note="the floor: `import click, dulwich.repo, dulwich.index` alone is 6.9-7.5x "
-                           "`python -c pass` (see the floors below), leaving 5-12 ms of the 8x for the whole "
-                           "write path (lock, absorb hand edits, apply, caps, dedupe, redact, validate, YAML, "
-                           "commit, working tree and index, digest, snapshot); it imports neither jsonschema nor "
-                           "ruamel.yaml. Under 8x would take a write path without dulwich's repository layer"))
+                      note=NOTES["add"]))
     return rows

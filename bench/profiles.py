@@ -50,7 +50,10 @@ def markdown(homes: dict[int, Path], quick: bool) -> str:
         "python -c pass": ([sys.executable, "-c", "pass"], env),
         "python -c 'import click'": ([sys.executable, "-c", "import click"], env),
         "python -c 'import click, dulwich.repo'": ([sys.executable, "-c", "import click, dulwich.repo"], env),
-        # what `add` cannot do without: the CLI, the repository and the index of its working tree
+        # what `add` cannot do without: the repository and the index of its working tree (it skips
+        # click: cogit/quickcli.py); `diff` and `rules` still take click too
+        "python -c 'import dulwich.repo, dulwich.index'": (
+            [sys.executable, "-c", "import dulwich.repo, dulwich.index"], env),
         "python -c 'import click, dulwich.repo, dulwich.index'": (
             [sys.executable, "-c", "import click, dulwich.repo, dulwich.index"], env),
         "cogit --version": ([*cogit, "--version"], env),

@@ -1,7 +1,8 @@
 """The console script's entry: route hooks before anything heavy is imported.
 
 Hooks run on every tool call of the agent, so `cogit hook ...` must not pay for
-click, dulwich, ruamel.yaml or jsonschema. Everything else goes to the click CLI.
+click, dulwich, ruamel.yaml or jsonschema. The commands run most, in their plainest
+shapes, skip click too (cogit/quickcli.py); everything else goes to the click CLI.
 """
 
 import sys
@@ -13,6 +14,11 @@ def main(argv: list[str] | None = None) -> int:
         from cogit.hooks import run
 
         return run(args[1:])
+    from cogit.quickcli import run as quick
+
+    code = quick(args)  # the commands run most, in their plainest shapes, without click
+    if code is not None:
+        return code
     from cogit.cli import main as cli_main
 
     return cli_main(args)

@@ -43,7 +43,7 @@ print(json.dumps([code, sorted(m for m in sys.modules if m.startswith(("cogit.cl
 @pytest.mark.parametrize("args, allowed", [
     (["--help"], set()),
     (["status"], {"cogit.cli.state", "cogit.cli.project", "cogit.cli.options"}),
-    (["show"], {"cogit.cli.state", "cogit.cli.project", "cogit.cli.options", "cogit.cli.render"}),
+    (["show"], {"cogit.cli.state", "cogit.cli.project", "cogit.cli.options"}),
     (["log", "-n", "20"], {"cogit.cli.history", "cogit.cli.options"}),
     (["why", "l-000000"], {"cogit.cli.history", "cogit.cli.options"}),
 ])

@@ -6,7 +6,6 @@ Exit codes: 0 ok; 1 expected failure (the message says what to do next);
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
@@ -111,26 +110,15 @@ def cli(ctx: click.Context, home_dir: str | None) -> None:
 
 def _auto_finalize(home: Home) -> None:
     """Fold what ended (or killed) agent sessions left, so every command sees it."""
-    # With strings, not home.sessions (a Path): a cold `show` / `status` need not import pathlib.
-    try:
-        if not any(os.scandir(os.path.join(home.top, "runtime", "sessions"))):
-            return
-    except OSError:
-        return  # no sessions folder (or not a folder): nothing to fold
-    if not os.path.exists(os.path.join(home.top, "memory", ".git")):
-        return
-    from cogit.learn.drain import finalize, stale_minutes
+    from cogit.quickcli import finalize_waiting
 
-    try:
-        finalize(home, None, stale_minutes(home))
-    except CogitError as e:
-        click.echo(f"Warning: could not finalize agent sessions: {e.message}", err=True)
+    finalize_waiting(home, click.echo)
 
 
 def emit_json(value) -> None:
-    import json  # here: a command that prints no JSON does not pay for it (cold `show` / `status`)
+    from cogit.quickcli import emit_json
 
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+    emit_json(value, click.echo)
 
 
 def _register() -> None:
@@ -161,110 +149,9 @@ def main(args: list[str] | None = None) -> int:
     except BrokenPipeError:
         return ExitCode.OK
     except Exception as e:
-        from cogit.store.git.repo import busy
+        from cogit.boundary import crashed
 
-        if busy(e):  # contention is the normal case, not a bug
-            click.echo(f"Error: busy: {busy(e)}", err=True)
-            click.echo("Another cogit or git process is using memory; try again in a moment.", err=True)
-            return ExitCode.FAILURE
-        disk = disk_fault(e)
-        if disk is not None:  # the machine's fault, not cogit's: say what to do, no traceback
-            click.echo(f"Error: {disk.message}", err=True)
-            click.echo(disk.hint, err=True)
-            return disk.exit_code
-        damaged = damage_fault()
-        if damaged is not None:  # a damaged repository, not a bug: say what and how to repair it
-            click.echo(f"Error: {damaged.message}", err=True)
-            click.echo(damaged.hint, err=True)
-            return damaged.exit_code
-        path = _crash_log(args)
-        if path is None:
-            click.echo(f"Error: cogit crashed (a bug): {type(e).__name__}: {str(e)[:300]}; no crash log could be "
-                       "written either. Please report this message.", err=True)
-        else:
-            click.echo(f"Error: cogit crashed (a bug). Details are in {path}; please report them.", err=True)
-        return ExitCode.INTERNAL
-
-
-_DISK_ERRNOS = {"ENOSPC": "no space is left on the disk", "EDQUOT": "the disk quota is used up",
-                "EROFS": "the file system is read-only"}
-
-
-def disk_fault(e: BaseException):
-    """A DiskError when `e` (or what it arose from) is the disk refusing a write, else None.
-
-    Every write to memory is atomic (a temporary file, then a rename; a commit, then the
-    ref), so a write that fails this way changed nothing: memory is as it was."""
-    import errno
-
-    from cogit.errors import DiskError
-
-    seen = 0
-    while e is not None and seen < 10:
-        if isinstance(e, OSError) and e.errno is not None:
-            name = errno.errorcode.get(e.errno, "")
-            where = f" ({e.filename})" if e.filename else ""
-            home = Home.resolve().top
-            if name in _DISK_ERRNOS or (name in ("EACCES", "EPERM") and str(e.filename or "").startswith(home)):
-                why = _DISK_ERRNOS.get(name, "this user may not write there")
-                return DiskError(
-                    f"cannot write{where}: {why}; nothing was changed, memory is as it was before this command",
-                    hint=f"Free space on (or make writable) the disk holding {home}, then run the command again "
-                         "(`cogit doctor` checks memory afterwards).")
-        e = e.__cause__ or e.__context__
-        seen += 1
-    return None
-
-
-def damage_fault():
-    """A DamagedRepository when memory's repository has damage `cogit doctor --fix` repairs,
-    else None. Asked only after a command failed unexpectedly, so a sound repository costs nothing."""
-    try:
-        home = _homes[-1] if _homes else Home.resolve()
-        if not os.path.exists(os.path.join(home.top, "memory", ".git")):
-            return None
-        from cogit.errors import DamagedRepository
-        from cogit.store.git.damage import diagnose
-
-        damage = diagnose(home.memory)
-    except Exception:  # noqa: BLE001 - the diagnosis must not hide the first error
-        return None
-    if not damage:
-        return None
-    return DamagedRepository(f"the memory repository is damaged: {damage.describe()}",
-                             hint="Run `cogit doctor --fix`: it repairs this (and says what it did); "
-                                  "`cogit doctor` alone only reports it.")
-
-
-def _crash_log(args) -> str | None:
-    import platform
-    import time
-    import traceback
-
-    try:
-        home = Home.resolve()
-        home.logs.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = home.crash_log
-    except Exception:
-        import tempfile
-
-        path = __import__("pathlib").Path(tempfile.gettempdir()) / "cogit-crash.log"
-    versions = []
-    for mod in ("dulwich", "ruamel.yaml", "jsonschema", "click"):
-        try:
-            from importlib.metadata import version
-
-            versions.append(f"{mod} {version(mod)}")
-        except Exception:
-            pass
-    try:  # the crash logger must not crash too (a full disk, a read-only home)
-        with open(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8") as f:
-            f.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} cogit {__version__} python {platform.python_version()} ")
-            f.write(f"{platform.platform()} {', '.join(versions)}\nargs: {args!r}\n")
-            f.write(traceback.format_exc())
-    except OSError:
-        return None
-    return str(path)
+        return crashed(e, args, _homes[-1] if _homes else None)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-import time
 
 import click
 
+from cogit import quickcli
 from cogit.cli import cli, emit_json
 from cogit.cli.options import project_option
 
@@ -19,25 +19,6 @@ def scope_of(obj, project, *, must_exist: bool = False):
     from cogit.cli.project import scope_of
 
     return scope_of(obj, project, must_exist=must_exist)
-
-
-def _from_index(query, home, *args, **kwargs):
-    """The answer of a history_index query, or None when the index cannot give it."""
-    from cogit.store.history import index as history_index
-
-    try:
-        return query(str(home.root), str(home.runtime / "cache"), *args, **kwargs)
-    except history_index.Stale:
-        return None
-
-
-def _when(t: int) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t))
-
-
-def _trailer_line(trailers: dict) -> str:
-    keys = ("Cogit-Event", "Cogit-Source", "Cogit-Agent", "Cogit-Session", "Cogit-Trigger")
-    return "  ".join(f"{k[6:].lower()}={trailers[k]}" for k in keys if trailers.get(k) and trailers[k] != "-")
 
 
 @cli.command()
@@ -54,30 +35,15 @@ def _trailer_line(trailers: dict) -> str:
 def log(obj, limit, event, source, session, since, item, as_json, project, scope_name=None) -> None:
     """History of memory, newest first, with provenance: every scope (global and each
     project), with a scope column; --scope (or --project) narrows it to one."""
-    from cogit.store.history import index as history_index
-
     narrow = project if project is not None else scope_name
     filters = dict(limit=limit, event=event, source=source, session=session, since=since, item=item)
-    found = _from_index(history_index.log, obj.home, **filters) if narrow is None else None
-    if found is None:
-        from cogit.store.history import log as history
+    if narrow is None:
+        found = quickcli.log_every_scope(obj.home, filters)
+    else:
         from cogit.store import scoped
 
-        scopes = [scope_of(obj, narrow, must_exist=True)] if narrow is not None else scoped.every_scope(obj.home)
-        found = [(scoped.label(s), s.branch, e) for s, e in scoped.log(obj.home, scopes, **filters)]
-        if narrow is None and not item:
-            history.refresh_recent(obj.home)  # the next `log -n N` reads one small file per branch
-    if as_json:
-        emit_json([{**e.to_json(), "scope": label, "branch": branch} for label, branch, e in found])
-        return
-    width = min(24, max((len(label) for label, _, _ in found), default=6))
-    for label, _, e in found:
-        click.echo(f"{e.sha[:10]} {_when(e.time)}  {_fit(label, width)}  {e.summary}")
-        click.echo(f"           {e.author}  {_trailer_line(e.trailers)}")
-
-
-def _fit(text: str, width: int) -> str:
-    return text.ljust(width) if len(text) <= width else "…" + text[-(width - 1):]
+        found = [(scoped.label(s), s.branch, e) for s, e in scoped.log(obj.home, [scope_of(obj, narrow, must_exist=True)], **filters)]
+    quickcli.print_log(found, as_json, click.echo)
 
 
 @cli.command()
@@ -131,28 +97,17 @@ def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool, project: str | No
 @click.pass_obj
 def why(obj, item_id: str, as_json: bool, project: str | None) -> None:
     """Every commit that created or changed an item, with its provenance."""
-    from cogit.store.history import index as history_index
-
-    found = _from_index(history_index.why, obj.home, item_id) if project is None else None
-    if found is None:
+    if project is None:
+        found = quickcli.why_every_scope(obj.home, item_id)
+        none = f"No commit mentions {item_id} in any scope."
+    else:
         from cogit.store.history import log as history
         from cogit.store import scoped
 
-        scopes = [scope_of(obj, project, must_exist=True)] if project is not None else scoped.every_scope(obj.home)
-        found = [(scoped.label(s), e, ch) for s in scopes for e, ch in history.why(obj.home, item_id, branch=s.branch)]
-    if as_json:
-        emit_json([{**e.to_json(), "scope": label, "changes": [c.to_json() for c in ch]} for label, e, ch in found])
-        return
-    if not found:
-        click.echo(f"No commit mentions {item_id}" + (f" in {scoped.label(scopes[0])}." if project is not None else " in any scope."))
-    for label, e, changes in found:
-        click.echo(f"{e.sha[:10]} {_when(e.time)}  {label}  {e.summary}")
-        click.echo(f"           {e.author}  {_trailer_line(e.trailers)}")
-        for key in ("Cogit-Evidence", "Cogit-Model"):
-            if e.trailers.get(key):
-                click.echo(f"           {key[6:].lower()}: {e.trailers[key]}")
-        for c in changes:
-            click.echo(f"           {c.render()}")
+        scope = scope_of(obj, project, must_exist=True)
+        found = [(scoped.label(scope), e, ch) for e, ch in history.why(obj.home, item_id, branch=scope.branch)]
+        none = f"No commit mentions {item_id} in {scoped.label(scope)}."
+    quickcli.print_why(found, as_json, none, click.echo)
 
 
 @cli.command()

@@ -63,7 +63,7 @@ def project_list(obj, as_json: bool) -> None:
 @click.pass_obj
 def project_show(obj, name: str, as_json: bool) -> None:
     """A project's own memory and the digest an agent there is given (default: this folder's project)."""
-    from cogit.cli.render import render_state, state_json
+    from cogit.state_render import render_state, state_json
     from cogit.store import scopes
     from cogit.store.state.schema import SECTIONS
 

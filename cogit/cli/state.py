@@ -6,9 +6,10 @@ import os
 
 import click
 
+from cogit import quickcli
 from cogit.cli import cli, emit_json
 from cogit.cli.project import project_option, scope_of
-from cogit.errors import CogitError, InvalidState, UsageError
+from cogit.errors import CogitError, InvalidState
 from cogit.domain.sections import CATEGORIES, SECTIONS, section_name
 
 # The store (dulwich), provenance (socket, getpass) and the editor's modules are imported
@@ -17,25 +18,11 @@ from cogit.domain.sections import CATEGORIES, SECTIONS, section_name
 
 
 def _prov(event: str, scope=None):
-    from cogit.store.git.provenance import Provenance
-
-    return Provenance(event=event, source="cli", agent=os.environ.get("COGIT_AGENT", "human"),
-                      session=os.environ.get("COGIT_SESSION", "-"), project=scope.name if scope else "global")
+    return quickcli.provenance(event, scope)
 
 
 def _report(result, nothing: str = "Nothing changed; no commit made.", scope=None) -> None:
-    if result is None:
-        click.echo(nothing)
-        return
-    from cogit.store.scoped import where
-    from cogit.store.scopes import GLOBAL
-
-    click.echo(f"[{result.sha[:10]}] {result.summary}")
-    click.echo(f"  in {where(scope or GLOBAL)}")
-    for section, item in result.pruned:
-        click.echo(f"  pruned by cap: {section} {item.get('id')} {item.get('text', '')!r}")
-    if result.redacted:
-        click.echo(f"  redacted {result.redacted} secret(s) before storing")
+    quickcli.report(result, nothing, scope, click.echo)
 
 
 @cli.command()
@@ -59,39 +46,7 @@ def init(obj) -> None:
 @click.pass_obj
 def status(obj, as_json: bool) -> None:
     """Where memory is, its head, item counts, hand edits waiting, the digest size."""
-    from cogit.doctor import attention
-    from cogit.store.cache import snapshot
-
-    info = snapshot.status_info(obj.home, os.getcwd(), attention)  # nothing changed since the last write or read: no store
-    if info is None:
-        from cogit.store import scoped
-        from cogit.status import status as get_status
-
-        info = get_status(obj.home)
-        here = scoped.folder_project(obj.home, os.getcwd())  # in a project's folder: its memory too
-        info["project"] = scoped.summary(obj.home, here) if here else None
-        snapshot.keep(obj.home, [snapshot.MAIN] + ([here.branch] if here else []))
-    if as_json:
-        emit_json(info)
-        return
-    click.echo(f"home:    {info['home']}")
-    click.echo(f"branch:  {info['branch']} at {info['head'][:10]}  ({info['commits']} commits)")
-    click.echo("items:   " + ", ".join(f"{k} {v}" for k, v in info["counts"].items()) + "  [global]")
-    if info["project"]:
-        p = info["project"]
-        click.echo(f"project: {p['name']} ({p['branch']} at {p['head'][:10]}); an agent here sees it and global")
-        click.echo("items:   " + ", ".join(f"{k} {v}" for k, v in p["counts"].items()) + f"  [{p['name']}]")
-    if info["digest"]:
-        d = info["digest"]
-        click.echo(f"digest:  {d['chars']} chars (~{d['tokens']} tokens) of {d['budget']}; cut: {d['cut'] or 'nothing'}")
-    if info["hand_edits"]:
-        click.echo("hand edits not committed: " + ", ".join(info["hand_edits"]) + " (run `cogit commit`)")
-    if info["sessions"]:
-        click.echo(f"sessions with unsaved records: {info['sessions']}")
-    if info["attention"]:
-        click.echo("attention: " + "; ".join(info["attention"]) + " (run `cogit doctor`)")
-    if info.get("review"):
-        click.echo(f"proposals waiting for review: {info['review']} (run `cogit review`)")
+    quickcli.status(obj.home, as_json, click.echo)
 
 
 @cli.command()
@@ -105,31 +60,15 @@ def show(obj, section: str | None, at: str | None, as_json: bool, project: str |
 
     With --project, the project's own items (`cogit project show` adds the digest).
     """
-    from cogit.cli.render import render_labelled, render_state, state_json, state_json_labelled
+    if project is None and at is None:
+        quickcli.show_now(obj.home, section, as_json, click.echo)
+        return
+    from cogit.state_render import render_state, state_json
+    from cogit.store import memory
 
     sections = [section_name(section)] if section else list(SECTIONS)
-    if project is None and at is None:
-        from cogit.store.cache import snapshot
-
-        views = snapshot.show_views(obj.home, os.getcwd())  # nothing changed since the last write or read: no store
-        if views is None:
-            from cogit.store import memory, scoped
-
-            here = scoped.folder_project(obj.home, os.getcwd())
-            views = [(s, *memory.read(obj.home, branch=s.branch)) for s in ((here,) if here else ()) + (scoped.GLOBAL,)]
-            snapshot.keep(obj.home, [s.branch for s, _, _ in views])
-        if len(views) > 1:  # in a project's folder: what an agent there sees, each item labelled
-            if as_json:
-                emit_json(state_json_labelled(views, sections))
-            else:
-                click.echo(render_labelled(views, sections))
-            return
-        _, sha, state = views[0]
-    else:
-        from cogit.store import memory
-
-        scope = scope_of(obj, project, must_exist=True)
-        sha, state = memory.read(obj.home, at, branch=scope.branch)
+    scope = scope_of(obj, project, must_exist=True)
+    sha, state = memory.read(obj.home, at, branch=scope.branch)
     if as_json:
         emit_json(state_json(state, sections))
     else:
@@ -157,32 +96,8 @@ def add(obj, kind: str, text: str, category: str | None, context: str | None, pr
       cogit add learning "Run the tests with python -m pytest -q" --category pattern
       cogit add rule "Read the error before retrying" --detector error_loop
     """
-    from cogit.store import memory
-
-    if category and kind != "learning":
-        raise UsageError("--category applies to learnings only")
-    if (kind == "rule") != bool(detector):
-        raise UsageError("--detector is required for rules, and only for rules")
-    from cogit.store import dedupe
-
-    section = kind + "s"
-    scope = scope_of(obj, project)
-    found = dedupe.Found()
-    if kind == "rule":  # the learning loop (cogit/learn/rules.py)
-        from cogit.learn.rules import add_rule
-
-        config = memory.read(obj.home)[1].get("config")
-        apply = add_rule(text, detector, config)
-    else:
-        apply = memory.add_item(section, text, category=category, context=context)
-    if not force:
-        apply = dedupe.or_evidence(section, " ".join(text.split()), apply, found)
-    result = memory.write(obj.home, _prov(f"{kind}.add", scope), apply, branch=scope.branch)
-    _report(result, nothing=f"That {kind} is already in memory; no commit made.", scope=scope)
-    if result is not None and found.item is not None:
-        how = "the same as" if found.exact else f"nearly the same as (similarity {found.score:.2f} ≥ {dedupe.THRESHOLD})"
-        click.echo(f"  not added: it is {how} {kind} {found.item['id']} \"{found.item.get('text', '')}\"; "
-                   f"that one gained evidence (now {found.item['evidence']}). `--force` adds it anyway.")
+    quickcli.check_add(kind, category, detector)  # before the scope: a usage error first
+    quickcli.add(obj.home, scope_of(obj, project), kind, text, category, context, detector, force, click.echo)
 
 
 @cli.group()

@@ -158,7 +158,7 @@ def check_fast(repo, blob: str, section: str) -> bool:
     data = git.blob(repo, blob)
     doc = canonical_reader.read(data) if len(data) <= yamlio.MAX_BYTES else None
     if doc is not None and _valid(section, doc):
-        loader.remember(repo, section, data, doc)
+        loader.remember(repo, section, data, doc, blob)
         return True
     return False
 

@@ -56,8 +56,25 @@ def _inflate_head(f, want: int) -> bytes:
     return out
 
 
+# The type of a delta is its chain's base's: (pack file, offset) -> (type, links below it).
+# A pull measures thousands of objects whose deltas share chains (each version of a state
+# file is a delta on the one before), so each link is followed once, not once per object
+# above it: O(objects), not O(objects x depth). A pack file's name is its checksum, so an
+# offset in it always holds the same entry. The depth is kept, so a chain that grows past
+# MAX_DELTA_CHAIN through cached links is refused all the same.
+_BASES: dict[tuple[str, int], tuple[int, int]] = {}
+_BASES_LIMIT = 200_000
+
+
 def _pack_header(repo: Repo, f, offset: int, depth: int = 0) -> tuple[int, int]:
     """(type, size) of the pack entry at offset of the open pack file f."""
+    kind, size, _ = _pack_entry(repo, f, offset, depth)
+    return kind, size
+
+
+def _pack_entry(repo: Repo, f, offset: int, depth: int) -> tuple[int, int, int | None]:
+    """(type, size, delta links below it, None when a REF_DELTA is among them) of the pack
+    entry at offset of f."""
     if depth > MAX_DELTA_CHAIN:
         raise ValueError("delta chain too long")
     f.seek(offset)
@@ -73,7 +90,7 @@ def _pack_header(repo: Repo, f, offset: int, depth: int = 0) -> tuple[int, int]:
         size |= (byte & 0x7F) << shift
         pos, shift = pos + 1, shift + 7
     if kind not in (_OFS_DELTA, _REF_DELTA):
-        return kind, size
+        return kind, size, 0
     if kind == _OFS_DELTA:
         byte = head[pos]
         rel, pos = byte & 0x7F, pos + 1
@@ -91,11 +108,24 @@ def _pack_header(repo: Repo, f, offset: int, depth: int = 0) -> tuple[int, int]:
     delta = _inflate_head(f, 20)
     _, at = _varint(delta, 0)  # the base's size
     size, _ = _varint(delta, at)  # the result's
-    if kind == _OFS_DELTA:
-        base_kind, _ = _pack_header(repo, f, base, depth + 1)
-    else:
+    key = (f.name, offset)
+    known = _BASES.get(key) if kind == _OFS_DELTA else None
+    if known is not None:
+        base_kind, below = known
+        if depth + below > MAX_DELTA_CHAIN:
+            raise ValueError("delta chain too long")
+        return base_kind, size, below
+    if kind == _REF_DELTA:  # its base may be in another pack, or loose: followed each time, never cached
         base_kind, _ = object_header(repo, base_sha.hex().encode(), depth + 1)
-    return base_kind, size
+        return base_kind, size, None
+    base_kind, _, below = _pack_entry(repo, f, base, depth + 1)
+    if below is None:  # a REF_DELTA below: its length is not known here, so nothing above it is cached
+        return base_kind, size, None
+    below += 1
+    if len(_BASES) >= _BASES_LIMIT:
+        _BASES.clear()
+    _BASES[key] = (base_kind, below)
+    return base_kind, size, below
 
 
 def object_header(repo: Repo, sha: bytes | str, _depth: int = 0) -> tuple[int, int]:

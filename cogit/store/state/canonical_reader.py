@@ -38,11 +38,14 @@ def read(data: bytes) -> dict | None:
     except UnicodeDecodeError:
         return None
     header = yamlio.header_of(text)
-    lines = text[len(header):].split("\n")
+    body = text[len(header):]
+    known = _read_by_entries(header, body)
+    if known is not None:
+        return known
+    lines = body.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    known = _read_by_entries(header, lines)
-    return known if known is not None else _read_lines(header, lines, text)
+    return _read_lines(header, lines, text)
 
 
 # Successive versions of a state file share all but a few entries of its `items` list, and a
@@ -55,28 +58,37 @@ _ENTRIES_LIMIT = 20_000
 _LIST_KEY = "items:"
 
 
-def _read_by_entries(header: str, lines: list[str]) -> dict | None:
-    try:
-        start = lines.index(_LIST_KEY) + 1
-    except ValueError:
+# With string searches on the whole text, not a loop over its lines: a pull reads thousands
+# of versions of hundreds of lines each, and the loop was most of a pull's CPU.
+_BLOCK_END = re.compile(r"\n(?!  )")  # the end of the last line indented under `items:`
+_ENTRY_START = re.compile(r"\n(?=  -(?: |\n|$))")  # a line `  -` or `  - ...` (an entry's first)
+
+
+def _read_by_entries(header: str, body: str) -> dict | None:
+    """`body` (the text after the header) read entry by entry, or None."""
+    if body.startswith(_LIST_KEY + "\n"):
+        at = 0
+    else:
+        at = body.find("\n" + _LIST_KEY + "\n") + 1
+        if at == 0:
+            return None
+    start = at + len(_LIST_KEY) + 1
+    if body[start:start + 2] != "  ":  # no line indented under `items:`
         return None
-    end = start
-    while end < len(lines) and lines[end].startswith("  "):
-        end += 1
-    if end == start or not (lines[start] == "  -" or lines[start].startswith("  - ")):
+    found = _BLOCK_END.search(body, start)
+    end = found.start() if found else len(body)
+    block = body[start:end]
+    if not (block == "  -" or block.startswith("  -\n") or block.startswith("  - ")):
         return None
-    skeleton = lines[:start - 1] + [_LIST_KEY + " []"] + lines[end:]
+    rest = body[end:]
+    skeleton_text = body[:at] + _LIST_KEY + " []" + (rest if rest else "\n")
+    skeleton = skeleton_text.split("\n")
+    if skeleton and skeleton[-1] == "":
+        skeleton.pop()
     doc = _read_lines(header, skeleton, header + "\n".join(skeleton) + "\n")
     if doc is None or doc.get("items") != []:
         return None
-    items, entry = [], [lines[start]]
-    for line in lines[start + 1:end]:
-        if line == "  -" or line.startswith("  - "):
-            items.append(_entry(entry))
-            entry = [line]
-        else:
-            entry.append(line)
-    items.append(_entry(entry))
+    items = [_entry(entry) for entry in _ENTRY_START.split(block)]
     if any(item is _NOT_CANONICAL for item in items):
         return None
     doc["items"] = items
@@ -86,11 +98,11 @@ def _read_by_entries(header: str, lines: list[str]) -> dict | None:
 _NOT_CANONICAL = object()
 
 
-def _entry(lines: list[str]) -> Any:
-    text = "\n".join(lines)
+def _entry(text: str) -> Any:
+    """One entry of the `items` list (its lines, as they are in the file), read once."""
     value = _ENTRIES.get(text, _NOT_CANONICAL)
     if value is _NOT_CANONICAL:
-        doc = _read_lines("", [_LIST_KEY, *lines], _LIST_KEY + "\n" + text + "\n")
+        doc = _read_lines("", [_LIST_KEY, *text.split("\n")], _LIST_KEY + "\n" + text + "\n")
         if doc is None or len(doc.get("items") or ()) != 1:
             return _NOT_CANONICAL
         value = doc["items"][0]

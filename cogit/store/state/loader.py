@@ -57,22 +57,37 @@ def load_plain(repo, sha: str | None, blobs: dict[str, str] | None = None) -> di
     return out
 
 
-def remember(repo, section: str, data: bytes, doc: dict) -> None:
-    """Seed the caches with a document this process just wrote (no re-parse later)."""
-    from dulwich.objects import Blob
+def remember(repo, section: str, data: bytes, doc: dict, blob_id: str | None = None) -> None:
+    """Seed the caches with a document this process just wrote or validated (no re-parse
+    later). `blob_id`: the id of `data` when the caller knows it (a pull does)."""
+    if blob_id is None:
+        from dulwich.objects import Blob
 
-    blob_id = Blob.from_string(data).id.decode()
-    _MEMO[(section, blob_id)] = json.loads(json.dumps(doc))
-    _store(cache_dir(repo) / f"{section}-{blob_id}.json", doc)
+        blob_id = Blob.from_string(data).id.decode()
+    text = json.dumps(doc)  # once: the cache file's text, and the detached copy kept here
+    _MEMO[(section, blob_id)] = json.loads(text)
+    _store(cache_dir(repo) / f"{section}-{blob_id}.json", doc, text)
 
 
-def _store(path: Path, doc: dict) -> None:
+_MADE: set[str] = set()  # cache folders this process made (a pull stores thousands of files in one)
+
+
+def _store(path: Path, doc: dict, text: str | None = None) -> None:
     try:
-        for folder in (path.parent.parent, path.parent):  # mkdir's mode reaches the leaf only
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if str(path.parent) not in _MADE:
+            for folder in (path.parent.parent, path.parent):  # mkdir's mode reaches the leaf only
+                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _MADE.add(str(path.parent))
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
-            f.write(json.dumps(doc))
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        except FileNotFoundError:  # the folder went (a cleanup): make it again
+            _MADE.discard(str(path.parent))
+            for folder in (path.parent.parent, path.parent):
+                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(doc) if text is None else text)
         os.replace(tmp, path)
     except OSError:
         pass  # a cache that cannot be written only costs speed

@@ -1,0 +1,119 @@
+"""The commands answered without click (cogit/quickcli.py) print exactly what click prints.
+
+entry.py asks cogit.quickcli first; it answers a few plain shapes of status, show, log,
+why and add and gives everything else to click. Each shape runs here both ways, the quick
+path (`python -m cogit`, as users run it) and the click path (cogit.cli.main), against the
+same memory: same stdout, stderr and exit code. The quick path imports no click at all.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+CLICK_PATH = "import sys; from cogit.cli import main; sys.exit(main(sys.argv[1:]))"
+PROBE = """
+import json, sys
+from cogit.entry import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print(json.dumps([code, "click" in sys.modules]))
+"""
+
+
+def both(cogit, *args):
+    return cogit.run(*args, check=False), click_run(cogit, *args)
+
+
+@pytest.fixture
+def memory(initialized):
+    initialized.run("add", "learning", "Run the tests with python -m pytest -q")
+    initialized.run("add", "heuristic", "Read the error before retrying", "--context", "failures")
+    initialized.run("focus", "set", "speed", "-p", "first")
+    return initialized
+
+
+READS = [
+    ["status"], ["status", "--json"],
+    ["show"], ["show", "learnings"], ["show", "--json"], ["show", "heuristics", "--json"], ["show", "nosuch"],
+    ["log"], ["log", "-n", "2"], ["log", "-n", "1", "--json"], ["log", "--json", "-n", "3"],
+    ["log", "--event", "learning", "-n", "1"], ["log", "-n", "5", "--event", "focus.set", "--json"],
+    ["why", "ID"], ["why", "ID", "--json"], ["why", "l-000000"],
+]
+
+
+@pytest.mark.parametrize("args", READS, ids=" ".join)
+def test_a_read_prints_the_same_both_ways(memory, args):
+    lid = memory.json("show", "learnings")["learnings"][0]["id"]
+    args = [lid if a == "ID" else a for a in args]
+    memory.run("log")  # the history caches as a second command finds them (both ways read the same)
+    quick, slow = both(memory, *args)
+    assert (quick.returncode, quick.out, quick.err) == (slow.returncode, slow.stdout, slow.stderr)
+    assert quick.out or quick.err
+
+
+def test_each_plain_shape_is_answered_without_click(memory):
+    lid = memory.json("show", "learnings")["learnings"][0]["id"]
+    for args in [*READS[:-1], ["add", "learning", "one more lesson about the quick path"]]:
+        args = [lid if a == "ID" else a for a in args]
+        out = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
+                             cwd=memory.home.parent).stdout
+        code, clicked = json.loads(out.splitlines()[-1])
+        assert not clicked, args
+        assert code == (2 if args == ["show", "nosuch"] else 0), args
+
+
+@pytest.mark.parametrize("args", [
+    ["log", "-n", "0"], ["log", "-n", "x"], ["log", "-n20"], ["log", "-n", "1", "-n", "2"], ["status", "--help"],
+    ["show", "--at", "HEAD"], ["add", "learning", "--force", "x"], ["add", "rule", "x"], ["add", "note", "x"],
+    ["why"], ["--home", "HOME", "status"], ["status", "extra"], ["log", "--event", "a", "--event", "b"],
+    ["log", "--event"], ["log", "--source", "cli"],
+])
+def test_every_other_shape_goes_to_click(memory, args):
+    args = [str(memory.home) if a == "HOME" else a for a in args]
+    out = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
+                         cwd=memory.home.parent).stdout
+    assert json.loads(out.splitlines()[-1])[1], args  # click parsed it (and said what was wrong, if anything)
+
+
+def _shape(text: str) -> str:
+    return re.sub(r"\b[0-9a-f]{10}\b|\b[lha]-[0-9a-f]{6}\b", "X", text)
+
+
+def click_run(cogit, *args):
+    return subprocess.run([sys.executable, "-c", CLICK_PATH, *args], capture_output=True, text=True, cwd=cogit.home.parent)
+
+
+def test_add_prints_and_commits_the_same_both_ways(memory):
+    quick = memory.run("add", "avoidance", "Never parse the options of a command twice")
+    slow = click_run(memory, "add", "avoidance", "Always count the whales before the lunch")
+    assert slow.returncode == 0
+    assert _shape(quick.out).replace("Never parse the options of a command twice", "T") == \
+        _shape(slow.stdout).replace("Always count the whales before the lunch", "T")
+    # a duplicate: the same text again gains evidence, both ways alike (one commit each)
+    quick = memory.run("add", "avoidance", "Never parse the options of a command twice")
+    slow = click_run(memory, "add", "avoidance", "Always count the whales before the lunch")
+    assert "gained evidence (now 1)" in quick.out
+    assert _shape(quick.out).replace("Never parse the options of a command twice", "T") == \
+        _shape(slow.stdout).replace("Always count the whales before the lunch", "T")
+    log = memory.json("log", "-n", "4")
+    assert [e["trailers"]["Cogit-Event"] for e in log] == ["avoidance.evidence"] * 2 + ["avoidance.add"] * 2
+    assert {e["trailers"]["Cogit-Source"] for e in log} == {"cli"}
+    memory.assert_healthy()
+
+
+def test_an_error_in_the_quick_path_is_the_clicks_error(cogit):
+    quick, slow = both(cogit, "status")  # no memory yet
+    assert (quick.returncode, quick.out, quick.err) == (slow.returncode, slow.stdout, slow.stderr)
+    assert quick.returncode == 1 and "cogit init" in quick.err
+
+
+def test_escape_sequences_are_stripped_off_a_pipe_as_click_strips_them(memory):
+    # Stored text never holds control characters (the write path drops them); an argument can.
+    quick, slow = both(memory, "why", "\x1b[31mred\x1b[0m")
+    assert (quick.returncode, quick.out) == (slow.returncode, slow.stdout)
+    assert quick.out == "No commit mentions red in any scope.\n"
