@@ -121,15 +121,12 @@ def _unplaced(text: str, places: dict[str, str]) -> str:
 
 
 def _effects(home: Home, rules: list[dict]) -> dict:
-    """rule id -> its measured effect (cogit/learn/effect.py), or {} where this cogit measures
-    none: the page then shows no effect at all, never one that was not measured."""
-    import importlib
-    import importlib.util
+    """rule id -> its measured effect, from the one function `cogit rules show` uses
+    (cogit/learn/effect.py): the page shows the same numbers, never one that was not measured."""
+    from cogit.learn.effect import rule_effects
 
-    if importlib.util.find_spec("cogit.learn.effect") is None:
-        return {}
-    effect = importlib.import_module("cogit.learn.effect")
-    return effect.rule_effects(home)  # (wired where the effect module lands)
+    ids = [r["id"] for r in rules if r.get("id")]
+    return rule_effects(home, ids) if ids else {}
 
 
 def _period(home: Home, since: str | None, cutoff: int | None) -> tuple[float | None, str, set[str]]:

@@ -138,6 +138,14 @@ def test_simulation_one_helps_one_does_nothing_one_hurts(tmp_path, monkeypatch):
     from conftest import Cogit
 
     c = Cogit(tmp_path / "cogit-home")
+    # The report shows the same measured effect as `cogit rules show` (one function gives both).
+    from cogit.paths import Home
+    from cogit.report import build
+
+    page = {r["id"]: r["effect"] for r in build(Home(str(tmp_path / "cogit-home")))["rules"]}
+    shown = c.json("rules", "show", alpha["rule"])
+    assert page[alpha["rule"]]["verdict"] == "helps" == shown["effect"]["verdict"]
+    assert page[gamma["rule"]]["verdict"] == "hurts"
     # Once per rule: one review commit, one proposal.
     reviews = [e for e in c.json("log", "--event", "rule.review", "-n", "100")]
     assert sorted(e["trailers"]["Cogit-Rule"] for e in reviews) == sorted([beta["rule"], gamma["rule"]])
