@@ -237,7 +237,10 @@ def test_the_story_tells_what_memory_did_since_the_last_report(memory, tmp_path)
     assert {x["target"] for x in story["reverts"]["rows"]} == {made["reverted"], made["suppression"]}
     (rule,) = story["rules"]["rows"]
     assert rule["id"] == made["rule"]["id"] and rule["new"] and (rule["detections"], rule["suppressions"]) == (2, 1)
-    assert rule["sessions_shown"] == 3 and rule["effect"] is None, "this cogit measures no effect: none is shown"
+    assert rule["sessions_shown"] == 3
+    # Its measured effect, as `cogit rules show` gives it: no session withheld it yet, so no verdict.
+    assert rule["effect"]["verdict"] == "not enough data" and not rule["effect"]["enough"]
+    assert "withheld: no relevant session yet" in rule["effect"]["rates"]
     assert {x["id"] for x in story["sessions"]["rows"]} == {"sess-1", "sess-2", "sess-3", "sess-4"}
     # Remembered on this machine only: the runtime folder, never the synced memory.
     assert (c.home / "runtime" / "report.json").is_file()
@@ -425,8 +428,9 @@ def test_the_page_in_a_real_browser(chromium, memory, tmp_path):
         assert dict(parts)["Lessons learned"] == len(story["learned"]["rows"]) > 0
         assert dict(parts)["Rules and their measured effect"] == 1
         assert dict(parts)["Reverted or forgotten"] == len(story["reverts"]["rows"]) + len(story["removed"]["rows"])
-        # No effect is measured by this cogit: the page shows none.
-        assert b.eval("document.querySelectorAll('.effect').length") == 0
+        # The rule's effect as measured: no session withheld it yet, so the page gives no verdict.
+        boxes = b.eval("Array.from(document.querySelectorAll('.effect')).map(e => e.innerText)")
+        assert boxes and all(box.startswith("not enough data") for box in boxes), boxes
         # Sessions are titled by their first prompt; sess-2's (markup, a path, a secret) is text.
         titles = b.eval("Array.from(document.querySelectorAll('#sessions-body .session h3')).map(e => e.textContent)")
         assert "“" + TITLE_2 + "”" in titles and "“Fix the import of the widgets module in app.py please”" in titles
