@@ -181,7 +181,7 @@ def test_the_hooks_reach_only_standard_library_modules():
                                        "cogit.jsonio", "cogit.launch", "cogit.locking", "cogit.paths", "cogit.redact", "cogit.secret_kinds", "cogit.spatial_index",
                                        "cogit.runtime", "cogit.scope", "cogit.frame", "cogit.programs", "cogit.projectfile",
                                        "cogit.local_settings"}
-    assert {n for n in seen if n.startswith("cogit.learn.")} <= {"cogit.learn.record", "cogit.learn.prompts"}
+    assert {n for n in seen if n.startswith("cogit.learn.")} <= {"cogit.learn.record", "cogit.learn.prompts", "cogit.learn.remember"}
     outside = {d.split(".")[0] for n in seen for d in _imports(n) if not d.startswith("cogit")}
     assert outside <= set(sys.stdlib_module_names) | {"_sha1"}, outside - set(sys.stdlib_module_names)
 

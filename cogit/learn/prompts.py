@@ -7,63 +7,22 @@ so "remember this" inside a fetched page can never become memory.
 
 
 from cogit import bounds
-from cogit.senses.text import DOTALL, IGNORECASE, LazyRe
+from cogit.learn import remember
+from cogit.senses.text import IGNORECASE, LazyRe
 
 # `import re` (enum, functools, the compiler: several ms) is paid only by a prompt that
 # may match: cheap substring checks go first, and the patterns compile on first use.
 
 MAX_TEXT = 500
 
-# A request to remember, as people say it, at the start of a sentence (or of a line):
-# "remember this: X", "remember that X", "remember: X", "Remember, X", "Also, remember this:
-# X", "please remember X", "don't forget: X", "keep in mind (that) X", "note: X", "for future
-# reference: X", "I want you to remember X"; and "remember to X" / "don't forget to X", which
-# is kept apart (group `to`): it is usually a reminder for the task at hand, so it is learned
-# only when it says it lasts ("always", "never", "from now on" ...; see _LASTING).
-_LEAD = (r"(?:(?:also|and|oh|ah|ok|okay|so|plus|btw|by\s+the\s+way|one\s+more\s+thing|one\s+last\s+thing|"
-         r"important|fyi)\s*[,:;!\-–—]?\s+)*")
-_POLITE = r"(?P<please>(?:please|pls|plz|kindly)\s*,?\s+)?"
-_DONT = r"(?:don['’]?t|do\s+not|never)\s+forget"
-_MEM = r"(?:remember|memori[sz]e)"
-_EXPLICIT = LazyRe(
-    r"(?:^|(?<=[.!?\n]))\s*(?=[a-z])" + _LEAD + _POLITE +  # (?=[a-z]): a run of dots is not tried 20 ways
-    r"(?:"
-    r"(?:" + _MEM + r"|" + _DONT + r")(?:\s+(?:this|that))?\s*[:\-–—]\s*"   # remember this: X
-    r"|" + _MEM + r"\s*,\s+"                                               # Remember, X
-    r"|(?:" + _MEM + r"|" + _DONT + r")\s+that\s+"                          # remember that X
-    r"|(?:remember|" + _DONT + r")\s+(?P<to>to\s+)"                        # remember to X
-    r"|keep\s+(?:(?:this|that)\s+)?in\s+mind\s*[:\-–—,]?\s*(?:that\s+)?"  # keep in mind (that) X
-    r"|(?:i\s+want|i['’]?d\s+like|i\s+need)\s+you\s+to\s+" + _MEM + r"(?:\s+(?:this|that))?\s*[:\-–—,]?\s*"
-    r"|(?:make|take)\s+a\s+note(?:\s+of\s+(?:this|that))?\s*[:\-–—]\s*"
-    r"|for\s+future\s+reference\s*[:\-–—,]\s*"
-    r"|note\s*:\s*"
-    r"|(?(please)" + _MEM + r"\s+(?!(?:to|me|you|what|when|how|why|where|who|if|whether)\b)|(?!))"  # please remember X
-    r")"
-    r"(?P<text>\S.*?)\s*(?:$|\n\n)",
-    IGNORECASE | DOTALL,
-)
+# What counts as a request to remember ("remember this: X", "Also, please remember X",
+# "don't forget to always X", "keep in mind that X", "for future reference: X", "X. Remember
+# that." ...) is matched by hand in cogit/learn/remember.py: importing `re` and compiling
+# these patterns was most of a "remember this" prompt's hook time. "remember to X" / "don't
+# forget to X" is usually a reminder for the task at hand, so it is learned only when it
+# says it lasts ("always", "never", "from now on" ...). The lesson ends where the prompt
+# turns to the task ("Remember this: X. Now do Y" keeps X only).
 _EXPLICIT_WORDS = ("remember", "memoriz", "memoris", "note", "forget", "mind", "reference")
-# The lesson ends where the prompt turns to the task: a later sentence or line that starts
-# with one of these, or that asks a question ("Remember this: X. Now do Y" keeps X only).
-_TURN = LazyRe(
-    r"(?:(?<=[.!?;])\s+|\s*\n\s*)(?=(?:now|then|next|ok|okay|alright|anyway|anyways|first|please|pls|"
-    r"can\s+you|could\s+you|would\s+you|will\s+you|let['’]?s|go\s+ahead|back\s+to|meanwhile|moving\s+on|"
-    r"thanks|thank\s+you|thx|ty|but\s+first|right|so\s+now|after\s+that|also\s+(?:fix|run|add|check|update|make))\b)",
-    IGNORECASE,
-)
-_SENTENCE = LazyRe(r"(?<=[.!?;])\s+|\s*\n\s*")
-# "remember to X" is learned only when X says it lasts.
-_LASTING = LazyRe(r"\b(?:always|never|every\s+time|each\s+time|whenever|from\s+now\s+on|in\s+(?:the\s+)?future|"
-                  r"going\s+forward|before\s+(?:every|each|any)|after\s+(?:every|each|any)|by\s+default)\b", IGNORECASE)
-# "X. Remember that." / "X, keep that in mind!": the sentence before is the lesson. The
-# lesson ends in a character that cannot start the separator, so a run of dots or dashes
-# is tried once, not once per character (that was quadratic: 50 s for 12,000 dots).
-_AFTER = LazyRe(
-    r"(?:^|(?<=[.!?\n]))\s*(?P<text>[^.!?\n]*?[^\s.!?,;:\-–—])\s*[,;:.!\-–—]+\s*(?:so\s+|and\s+)?(?:please\s+)?"
-    r"(?:(?:" + _MEM + r"|" + _DONT + r")\s+(?:this|that)|keep\s+(?:this|that)\s+in\s+mind)"
-    r"(?:\s*,?\s*please)?\s*[.!]*\s*(?:$|\n)",
-    IGNORECASE,
-)
 
 _PRAISE_LIST = ("perfect", "exactly", "love it", "loved it", "great job", "nice work", "nailed it", "awesome", "brilliant",
                 "excellent", "well done", "that's it", "that is it", "spot on", "fantastic", "beautiful")
@@ -119,20 +78,20 @@ def explicit_request(prompt: str) -> str | None:
 def matched_request(text: str) -> str | None:
     """explicit_request on an already bounded text, without the substring shortcut."""
     lesson = None
-    m = _EXPLICIT.search(text)
+    m = remember.explicit(text)
     if m:
-        lesson = _TURN.split(m.group("text"), maxsplit=1)[0]
-        first = _SENTENCE.split(lesson, maxsplit=1)[0].rstrip()
+        lesson = remember.turn_cut(m[0])
+        first = remember.first_sentence(lesson).rstrip()
         if first.endswith("?"):
             return None  # "Remember that bug from Tuesday?" asks; it does not teach
-        if m.group("to") is not None and not _LASTING.search(lesson):
+        if m[1] and not remember.lasting(lesson):
             return None  # "remember to run the tests": a reminder for this task
         lesson = _clean(lesson)
     if lesson is None or sum(c.isalnum() for c in lesson[:50]) < 3:  # nothing after it: "X. Keep that in mind!"
-        m = _AFTER.search(text)
-        if not m or len(m.group("text").split()) < 3:
+        before = remember.after(text)
+        if not before or len(before.split()) < 3:
             return None
-        lesson = _clean(m.group("text"))
+        lesson = _clean(before)
     if sum(c.isalnum() for c in lesson[:50]) < 3:
         return None  # "remember: ..." or "Remember , , ,": nothing to learn
     return lesson if len(lesson) <= MAX_TEXT else lesson[: MAX_TEXT - 1] + "…"

@@ -24,6 +24,16 @@ __all__ = ["DEFAULTS", "SENSES", "fired", "make_call", "observe", "on_prompt", "
 ORDER = ("interrupt", "nociception", "spatial", "vestibular", "echo", "o2", "chronos", "drift")
 
 
+# The first test of the senses that say nothing on most calls, and change no state before it:
+# when it fails the sense is skipped, its module not loaded (each module costs the hook a
+# fraction of a millisecond, and a silent call is most calls). Spatial looks only at a
+# successful write to a file (about one call in five); Drift only once a prompt gave it terms. tests/senses/test_gates.py holds each gate to its sense.
+_GATES = {
+    "spatial": lambda state, call: call.get("kind") == "write" and call.get("ok") and call.get("target"),
+    "drift": lambda state, call: isinstance(state.get("prompt"), dict) and state["prompt"].get("terms"),
+}
+
+
 def _compose(signals, max_chars):
     parts = [signals[name] for name in ORDER if name in signals]
     while len(parts) > 1 and len("\n".join(parts)) > max_chars:
@@ -65,7 +75,7 @@ def observe(state, call, config=None, cwd=None, cache_dir=None, now=None):
     state["win"].append(call)
     del state["win"][: -max(5, cfg["window"])]
 
-    from . import chronos, drift, echo, nociception, o2, spatial, vestibular
+    from . import chronos, echo, nociception, o2, vestibular
 
     o2.track(state, cfg["o2"])
     signals = {}
@@ -76,13 +86,17 @@ def observe(state, call, config=None, cwd=None, cache_dir=None, now=None):
         if noci:
             signals[noci[0]] = noci[1]
     for name, fn, args in (
-        ("spatial", spatial.sense, (state, call, cfg["spatial"], cache_dir)),
+        ("spatial", None, (state, call, cfg["spatial"], cache_dir)),
         ("vestibular", vestibular.sense, (state, call, cfg["vestibular"], cwd)),
         ("echo", echo.sense, (state, call, cfg["echo"], cwd)),
         ("o2", o2.sense, (state, call, cfg["o2"])),
         ("chronos", chronos.sense, (state, call, cfg["chronos"], now)),
-        ("drift", drift.sense, (state, call, cfg["drift"], cwd)),
+        ("drift", None, (state, call, cfg["drift"], cwd)),
     ):
+        if fn is None:
+            if not _GATES[name](state, call):
+                continue  # it would return None and change nothing: its module is not even loaded
+            fn = __import__(f"{__name__}.{name}", fromlist=("sense",)).sense
         text = _run(state, name, fn, *args)
         if text:
             signals[name] = text
