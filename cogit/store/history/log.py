@@ -81,6 +81,9 @@ def _doc(repo, name: str, blobs: dict[str, str]) -> dict:
     return doc
 
 
+APPEND_BATCH = 500  # records held before they go to history.dat (any prefix of the ancestors-first order is complete)
+
+
 @dataclass
 class _Node:
     sha: str
@@ -142,6 +145,9 @@ class ItemIndex:
                     continue
                 done.add(node.sha)
                 found.append(self._row(node))
+                if len(found) >= APPEND_BATCH:  # bounded memory: a record is written, then forgotten
+                    self.index.append(found)
+                    found = []
         self.index.append(found)
 
     def _row(self, node: _Node) -> tuple:
