@@ -205,3 +205,48 @@ def test_status_counts_like_a_full_walk_after_merges_and_growth(home):
         assert count_commits(home, repo, head) == full
     finally:
         repo.close()
+
+
+def slow_event_log(home, event, limit=None, branch=git.MAIN):
+    """`log --event E` by the definition: every commit walked, its trailers parsed."""
+    repo = git.open_repo(home.memory)
+    try:
+        out = []
+        for info in git.walk(repo, git.head(repo, branch)):
+            e = history._entry(info)
+            ev = e.trailers.get("Cogit-Event", "")
+            if ev == event or ev.startswith(event + "."):
+                out.append(e)
+                if limit and len(out) >= limit:
+                    break
+        return out
+    finally:
+        repo.close()
+
+
+def test_log_event_read_through_git_matches_the_full_walk(home, monkeypatch):
+    """A rare, an old, a prefix and an absent event, past what the recent file keeps and
+    with no recent file at all, across merges and same-second commits: the answer read
+    through `git rev-list --grep` + `cat-file` (history/gitlog.py) is the full walk's."""
+    from cogit.store.history import gitlog
+    from cogit.store.history import index as hx
+
+    rng = random.Random(5)
+    grow(home, rng, 20, "a")
+    merge_side_branch(home, rng, "x")
+    grow(home, rng, 15, "b")
+    merge_side_branch(home, rng, "y")
+    grow(home, rng, 5, "c")
+    root, cache = str(home.root), str(home.runtime / "cache")
+    head = git.head(git.open_repo(home.memory))
+    assert gitlog.event_commits(str(home.memory / ".git"), head, "init") is not None  # git answers here
+    for recent in (None, 5):
+        if recent:
+            monkeypatch.setattr(hx, "RECENT", recent)
+            history.refresh_recent(home)  # a recent file that holds only the newest 5
+        for event in ("init", "learning", "learning.add", "sync.merge", "focus.set", "no.such", "heuristic.use"):
+            for limit in (None, 1, 3, 20):
+                want = sorted(slow_event_log(home, event, limit), key=lambda e: -e.time)
+                fast = hx.log(root, cache, event=event, limit=limit)
+                assert [e for _, _, e in fast] == want, (event, limit, recent)
+                assert history.log(home, event=event, limit=limit) == slow_event_log(home, event, limit), (event, limit)

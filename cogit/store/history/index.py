@@ -1,10 +1,10 @@
 """The history index on disk, and the history queries it answers without dulwich.
 
-Standard library only: when the index is current (it holds every branch head, read from
-the ref files by cogit/heads.py), `why ID`, `log --item ID`, `log -n N` and
-`log --event E -n N` read no commit object and import neither dulwich nor the YAML or
-schema code. When it is behind, any check here raises `Stale` and the caller takes the
-full path (cogit/store/history/log.py), which brings the index up to date as it goes.
+Standard library only: when the index is current (every branch head, read from the ref
+files by cogit/heads.py), `why ID`, `log --item ID`, `log -n N` and `log --event E -n N`
+import neither dulwich nor the YAML or schema code (a rare event: history/gitlog.py). When
+it is behind, any check here raises `Stale` and the caller takes the full path
+(cogit/store/history/log.py), which brings the index up to date as it goes.
 
 Files in runtime/cache/ (caches: deleting them only costs speed):
 
@@ -57,9 +57,6 @@ class Entry:
 
     def __eq__(self, other):
         return isinstance(other, Entry) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
-
-    def __repr__(self):
-        return f"Entry({self.sha[:10]} {self.summary!r})"
 
     def to_json(self) -> dict:
         return {
@@ -455,7 +452,23 @@ def log(home_root: str, cache: str, *, limit=None, event=None, source=None, sess
     for branch, head in scopes:
         if head is None:
             continue
-        entries, complete = read_recent(cache, branch, head)
+        try:
+            entries, complete = read_recent(cache, branch, head)
+        except Stale:
+            if not event:
+                raise
+            entries, complete = [], False  # the newest commits are not cached: git reads them
+        match = lambda e: _matches(e, cutoff, event, source, session)  # noqa: E731
+        if event and not complete and not (limit and sum(1 for e in entries if match(e)) >= limit):
+            from cogit.store.history import gitlog  # a rare or absent event needs every commit: git reads them
+            git_dir = os.path.join(home_root, "memory", ".git")
+            out = gitlog.matching(git_dir, head, event, limit, match, Entry)
+            if branch != MAIN and len(entries) < NAME_DEPTH:  # (its label is in its newest commits)
+                entries = gitlog.newest(git_dir, head, NAME_DEPTH, Entry)
+            if out is None or entries is None:
+                raise Stale(branch)
+            streams.append((project_label(branch, entries), branch, out))
+            continue
         out = []
         for e in entries:
             if _matches(e, cutoff, event, source, session):

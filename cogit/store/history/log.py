@@ -11,6 +11,7 @@ from cogit.errors import CogitError, Conflict, RevisionNotFound
 from cogit.paths import Home
 from cogit.store.git import repo as git
 from cogit.store.state import yamlio
+from cogit.store.history import gitlog
 from cogit.store.history import index as hx
 from cogit.store.history.diff import ItemChange, diff_states
 from cogit.store.history.index import Entry, parse_since  # noqa: F401 - re-exported
@@ -81,6 +82,9 @@ def _doc(repo, name: str, blobs: dict[str, str]) -> dict:
     return doc
 
 
+APPEND_BATCH = 500  # records held before they go to history.dat (any prefix of the ancestors-first order is complete)
+
+
 @dataclass
 class _Node:
     sha: str
@@ -142,6 +146,9 @@ class ItemIndex:
                     continue
                 done.add(node.sha)
                 found.append(self._row(node))
+                if len(found) >= APPEND_BATCH:  # bounded memory: a record is written, then forgotten
+                    self.index.append(found)
+                    found = []
         self.index.append(found)
 
     def _row(self, node: _Node) -> tuple:
@@ -208,7 +215,12 @@ def log(
             needle = json.dumps(item, ensure_ascii=False)
             entries = (index.entry(sha) for sha in index.walk(git.head(repo, branch)) if index.changes(sha, item, needle))
         else:
-            entries = (_entry(info) for info in git.walk(repo, git.head(repo, branch)))
+            head = git.head(repo, branch)
+            found = gitlog.event_commits(str(home.memory / ".git"), head, event) if event and head else None
+            if found is not None:  # a rare event needs every commit: git's C walk reads them
+                entries = (gitlog.raw_entry(raw, Entry) for raw in found)
+            else:
+                entries = (_entry(info) for info in git.walk(repo, head))
         for entry in entries:
             if cutoff is not None and entry.time < cutoff:
                 continue
