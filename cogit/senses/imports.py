@@ -31,7 +31,7 @@ from .langs import LANG_EXT, lang_of  # noqa: F401 - lang_of is part of this mod
 SKIP_DIRS = frozenset(
     "node_modules __pycache__ site-packages bower_components vendor target dist build venv env".split()
 )
-CACHE_VERSION = 2
+CACHE_VERSION = 3  # 3: the header names the root by a key, not its path
 
 
 def find_repo_root(path):
@@ -62,6 +62,14 @@ def find_repo_root(path):
 # the walk ends, the next starts again from the root, so that later changes are found as it
 # comes round: each visit of a directory drops the lines of files (and the cached directories
 # below it) that are no longer listed, so deleted files drop out within a sweep.
+
+
+def _root_key(root):
+    """Which root a cache is of, without its path: a folder's name may hold a secret, and
+    the runtime folder holds none (the secret corpus test reads every runtime file)."""
+    from cogit.spatial_index import _key
+
+    return _key(os.path.abspath(root))
 
 
 def _cache_path(cache_dir, root, lang):
@@ -135,7 +143,7 @@ class _Index:
                 chunks = f.read().split("\n\t")
             head = jsonio.loads(chunks[0])
             stack = head["stack"]
-            ok = head["v"] == CACHE_VERSION and head["root"] == self.root and head["lang"] == self.lang
+            ok = head["v"] == CACHE_VERSION and head["root"] == _root_key(self.root) and head["lang"] == self.lang
             ok = ok and isinstance(stack, list) and all(_resume_point(x) for x in stack)
         except (OSError, ValueError, TypeError, KeyError):
             return
@@ -148,7 +156,7 @@ class _Index:
 
     def save(self):
         head = jsonio.dumps(
-            {"v": CACHE_VERSION, "root": self.root, "lang": self.lang, "full": self.full, "stack": self.stack},
+            {"v": CACHE_VERSION, "root": _root_key(self.root), "lang": self.lang, "full": self.full, "stack": self.stack},
             ensure_ascii=True,
         )
         if not self.path or (head == self.header and not self.dirty):
