@@ -133,6 +133,12 @@ function sessionOf(event = {}, ctx = {}) {
 // exit handler per process, however often OpenClaw calls register().
 const live = new Map();
 let exitHooked = false;
+// Per process, on globalThis: OpenClaw 2026.9.6 loads this module twice in one process (its
+// hooks from one load, its result middleware from another, seen in tests/e2e), and the two
+// must share what calls the middleware recorded.
+const shared = (globalThis[Symbol.for("cogit.openclaw.calls")] ??= { started: new Map(), seen: new Map() });
+const started = shared.started; // toolCallId -> when before_tool_call saw it (the call's duration)
+const seen = shared.seen; // toolCallIds the result middleware recorded (after_tool_call skips them)
 
 function argvOf(config) {
   return Array.isArray(config.command) && config.command.length ? config.command : ["cogit", "hook", "openclaw"];
@@ -185,8 +191,6 @@ function remember(map, key, value) {
 export function register(api) {
   const config = (api && api.pluginConfig) || {};
   const systemBySession = new Map(); // session -> the digest injected at its first turn
-  const started = new Map(); // toolCallId -> when before_tool_call saw it (the call's duration)
-  const seen = new Map(); // toolCallIds the result middleware recorded (after_tool_call skips them)
 
   const observe = (hook) => async (event, ctx) => {
     track(config, hook, event, ctx);

@@ -85,6 +85,8 @@ def test_later_openclaw_sessions_fail_at_most_once_before_the_fix(initialized, o
             while time.monotonic() < deadline and len(ended()) < n + 1:
                 time.sleep(0.5)
             assert len(ended()) == n + 1
+            # Each call recorded once (by the result middleware; after_tool_call skips the calls it saw).
+            assert f"{len(calls)} tool calls ({calls.count(CMD)} failed)" in ended()[0]["summary"], ended()[0]
             if n == 0:
                 (rule,) = rules()
                 assert FIX in rule["text"], rule
