@@ -104,3 +104,65 @@ def test_later_openclaw_sessions_fail_at_most_once_before_the_fix(initialized, o
     assert rule["sessions_injected"] >= 2, rule
     log = c.home / "runtime" / "logs" / "hooks.log"
     assert not log.exists() or log.read_text() == ""
+
+
+def stubborn(body: dict) -> list:
+    """Runs the failing command twice whatever it is told, then the fix if it was told it."""
+    items = _turn(body.get("input") or [])
+    calls = _calls(items)
+    pad = [None] * sum(1 for i in items if isinstance(i, dict) and i.get("type") == "function_call_output")
+    if calls and calls[-1] == FIX:
+        return pad + ["Fixed: the app runs."]
+    if calls.count(CMD) < 2:
+        return pad + [{"tool": "exec", "args": {"command": CMD}}]
+    return pad + [{"tool": "exec", "args": {"command": FIX}} if "PYTHONPATH=src" in json.dumps(items) else "Gave up."]
+
+
+def test_block_repeats_blocks_the_exact_repeat_in_openclaw(initialized, openclaw_bin, tmp_path):  # noqa: F811
+    """With this machine's reflex.block_repeats, the real OpenClaw does not run the exact repeat of
+    a command that just failed the way a rule is about: the model reads the rule as its result."""
+    from .fake_openai import FakeOpenAI
+
+    c = initialized
+    state, work, home = tmp_path / "openclaw-state", tmp_path / "work", c.home.parent / "userhome"
+    (work / "src").mkdir(parents=True)
+    (work / "app.py").write_text("import dih_helpers\nprint('app ran')\n")
+    (work / "src" / "dih_helpers.py").write_text("")
+    c.run("install", "openclaw", env={"OPENCLAW_STATE_DIR": str(state)})
+    fake = FakeOpenAI(script=forgetful).start()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_", "OPENAI_"))}
+    env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state))
+
+    def ended():
+        return [e for e in c.json("log", "--event", "session") if e["trailers"].get("Cogit-Agent") == "openclaw"]
+
+    try:
+        cfg = json.loads((state / "openclaw.json").read_text())
+        cfg["models"] = {"providers": {"fake": {"baseUrl": fake.base_url, "apiKey": "dummy", "api": "openai-responses",
+                                                "models": [{"id": "m1", "name": "m1", "contextWindow": 128000, "maxTokens": 4096}]}}}
+        cfg["agents"] = {"defaults": {"model": {"primary": "fake/m1"}, "workspace": str(work)}}
+        (state / "openclaw.json").write_text(json.dumps(cfg, indent=2))
+        for n, script in enumerate([forgetful, stubborn]):
+            if n == 1:
+                (c.home / "machine-settings.json").write_text(json.dumps({"reflex": {"block_repeats": True}}))
+            fake.script = script
+            fake.requests.clear()
+            proc = subprocess.run([openclaw_bin, "agent", "--local", "--session-id", f"oc-block-{n}", "-m",
+                                   "make `python3 app.py` work", "--json", "--timeout", "120"], cwd=work, env=env,
+                                  capture_output=True, text=True, timeout=400, stdin=subprocess.DEVNULL)
+            assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+            assert "Fixed: the app runs." in proc.stdout, proc.stdout[-1500:]
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and len(ended()) < n + 1:
+                time.sleep(0.5)
+            assert len(ended()) == n + 1
+    finally:
+        fake.stop()
+    items = _turn(fake.main_requests()[-1].get("input") or [])
+    outputs = [json.dumps(i) for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
+    assert _calls(items) == [CMD, CMD, FIX]
+    print("OBSERVED:", outputs[1][:1500])
+    assert "Blocked:" in outputs[1] and "PYTHONPATH=src" in outputs[1] and "(Command exited with code" not in outputs[1]
+    # The blocked repeat never ran (no exit code in its result). OpenClaw reports it as a failed call,
+    # so it is recorded as one, with the block as its error (another signature than the rule's).
+    assert "3 tool calls (2 failed)" in ended()[0]["summary"], ended()[0]
