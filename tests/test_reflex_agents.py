@@ -117,20 +117,69 @@ def test_the_first_failure_gets_the_rule_in_each_agents_form(initialized, rule, 
     assert "[cogit:reflex] This failure" in text and FIX in text, text
 
 
-def test_openclaw_has_no_channel_and_gets_no_reflex_nor_a_receipt(initialized, rule):
+def result(c, n, cmd=CMD, code=1, out=OUT, is_error=False, hook_name="tool_result"):
+    """The call's result as the plugin's agent-tool-result middleware sends it (what the real
+    exec tool returns for a command that exited `code`), or as after_tool_call does."""
+    text = out if code == 0 else f"{out}\n\n(Command exited with code {code})"
+    res = {"content": [{"type": "text", "text": text}],
+           "details": {"status": "completed", "exitCode": code, "aggregated": text, "durationMs": 20}}
+    return hook(c, "openclaw", hook_name, openclaw(hook_name, {"toolName": "exec", "params": {"command": cmd},
+                                                               "toolCallId": f"tc_{n}", "result": res, "isError": is_error,
+                                                               "durationMs": 20}))
+
+
+def appended(out) -> str:
+    assert out.returncode == 0 and out.err == ""
+    if not out.out:
+        return ""
+    reply = json.loads(out.out)
+    assert set(reply) == {"appendText"}, reply
+    return reply["appendText"]
+
+
+def test_openclaw_gets_the_reflex_with_the_calls_result(initialized, rule):
+    """OpenClaw has no pre-call context: before_tool_call prints nothing (no block), and the
+    reflex comes with that call's result, through the tool-result middleware."""
+    c = initialized
+    assert start(c, "openclaw").returncode == 0
+    assert before(c, "openclaw", 1, cmd="ls").out == ""
+    assert appended(result(c, 1, cmd="ls", code=0, out="app.py")) == ""
+    assert before(c, "openclaw", 2).out == ""
+    text = appended(result(c, 2))
+    assert text.count("[cogit:reflex]") == 1 and f"[cogit:reflex] `{CMD}`" in text and FIX in text, text
+    assert "[cogit:reflex]" not in appended(result(c, 3))  # once per episode (the senses may speak)
+    assert [r["shown"] for r in state(c)["receipts"] if r["source"] == "reflex"] == [[rule["id"]]]
+    st = state(c)
+    assert st["agg"]["tools"]["Bash"]["calls"] == 3 and st["agg"]["tools"]["Bash"]["failures"] == 2
+
+
+def test_openclaw_first_failure_through_the_middleware(initialized, rule):
+    c = initialized
+    assert start(c, "openclaw").returncode == 0
+    # Not the rule's command, but its failure: the rule at this first failure.
+    text = appended(result(c, 1, cmd="python3 -c 'import dih_helpers'"))
+    assert text.count("[cogit:reflex]") == 1 and "[cogit:reflex] This failure" in text and FIX in text, text
+    # A tool that threw: the middleware's isError with the error as the result's text; the same episode.
+    assert "[cogit:reflex]" not in appended(result(c, 2, cmd="python3 -c 'import dih_helpers'", code=0, out=OUT, is_error=True))
+    assert state(c)["agg"]["tools"]["Bash"]["failures"] == 2
+
+
+def test_openclaw_after_tool_call_stays_observe_only(initialized, rule):
     c = initialized
     assert start(c, "openclaw").returncode == 0
     assert before(c, "openclaw", 1).out == ""
     assert failed(c, "openclaw", 1).out == ""
+    assert result(c, 2, hook_name="after_tool_call").out == ""
     assert not [r for r in state(c)["receipts"] if r["source"] == "reflex"]
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "cursor"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "cursor", "openclaw"])
 def test_the_block_in_each_agents_form(initialized, rule, agent):
     c = initialized
     (c.home / "machine-settings.json").write_text(json.dumps({"reflex": {"block_repeats": True}}))
     assert start(c, agent).returncode == 0
-    assert "[cogit:reflex]" in post_context(agent, failed(c, agent, 1))
+    first = appended(result(c, 1)) if agent == "openclaw" else post_context(agent, failed(c, agent, 1))
+    assert "[cogit:reflex]" in first
     reply = json.loads(before(c, agent, 2).out)
     if agent in ("claude", "codex"):
         out = reply["hookSpecificOutput"]
@@ -138,5 +187,7 @@ def test_the_block_in_each_agents_form(initialized, rule, agent):
         assert set(out) == {"hookEventName", "permissionDecision", "permissionDecisionReason"}
     elif agent == "gemini":
         assert reply["decision"] == "deny" and FIX in reply["reason"], reply
+    elif agent == "openclaw":
+        assert reply == {"block": True, "blockReason": reply["blockReason"]} and FIX in reply["blockReason"], reply
     else:
         assert reply["permission"] == "deny" and FIX in reply["agent_message"], reply

@@ -19,6 +19,17 @@ exec tool reports a command that ran and exited non-zero as a result with
 sessions its process ran when the process exits (`session_end` with reason
 `process_exit`), and every payload names the process (`process.pid`), so a session whose
 process is gone is over at once, not after hooks.session_stale_minutes.
+
+Reflexes (docs/reflexes.md): OpenClaw gives a plugin no way to add context before a tool
+call (before_tool_call can change the params, block, or ask for approval: nothing else
+reaches the model). So the plugin's before_tool_call only decides the block
+(`reflex.block_repeats`: `{"block": true, "blockReason": <the rule and its fix>}`), and the
+reflex about a call is decided and given with that call's result (so a result that never
+comes through the middleware leaves no receipt of a reflex nobody read). The
+result goes through the plugin's agent-tool-result middleware (`tool_result` here), which
+replaces the result the model reads next: the call is recorded there (PostToolUse) and
+the reply `{"appendText": ...}` is added to the result. after_tool_call is then only the
+record of a call the middleware did not see (observe-only: no reflex through it).
 """
 
 
@@ -31,6 +42,7 @@ EVENTS = {
     "before_agent_start": "UserPromptSubmit",
     "before_tool_call": "PreToolUse",
     "after_tool_call": "PostToolUse",
+    "tool_result": "PostToolUse",
     "agent_end": "Stop",
     "before_compaction": "PreCompact",
     "session_end": "SessionEnd",
@@ -100,6 +112,9 @@ def to_event(name: str, payload: dict) -> dict:
     error = None
     if internal == "PostToolUse":
         error = _error(ev.get("error")) or (_exit_error(ev.get("result")) if tool == "Bash" else None)
+        if error is None and name == "tool_result" and ev.get("isError") is True:
+            result = ev.get("result") if isinstance(ev.get("result"), dict) else {}
+            error = _content_text(result)[:4000] or "the tool failed"
     if error is not None:
         internal = "PostToolUseFailure"
     return event(
@@ -118,14 +133,21 @@ def to_event(name: str, payload: dict) -> dict:
         reason=_str(ev.get("reason")),
         digest_at_first_prompt=True,
         owner_pid=_owner(payload),
-        # No reflexes: after_tool_call is observe-only and the plugin registers no
-        # before_tool_call (it fails closed), so nothing would reach the model (docs/reflexes.md).
-        pre_context=None,
+        # before_tool_call reaches no model: its reflex waits for the call's result, which
+        # only the tool_result middleware can change (after_tool_call is observe-only).
+        pre_context="result" if name in ("before_tool_call", "tool_result") else None,
     )
 
 
 def render(name: str, ev: dict, context: str | None) -> str:
-    if name not in PROMPT_EVENTS or not context:
+    if not context:
+        return ""
+    if name == "before_tool_call":
+        # Only a block (this machine's reflex.block_repeats): the model reads the reason as the call's result.
+        return jsonio.dumps({"block": True, "blockReason": context}) if ev.get("deny") else ""
+    if name == "tool_result":
+        return jsonio.dumps({"appendText": context})
+    if name not in PROMPT_EVENTS:
         return ""
     reply = ev.get("reply") or {}
     out = {}

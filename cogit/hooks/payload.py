@@ -101,7 +101,8 @@ def event(agent: str, name: str, session: str, **fields) -> dict:
         # session whose process is gone is over (cogit/runtime.py owner_gone).
         "owner_pid": None,
         # Where a reflex before a tool call goes (cogit/hooks/reflex.py): True, the pre-tool
-        # reply reaches the model; False, with the call's result; None, no channel at all.
+        # reply reaches the model; False, with the call's result; "result", only a block
+        # before the call, the reflex decided and given at its result (OpenClaw); None, no channel.
         "pre_context": True,
     }
     out.update(fields)

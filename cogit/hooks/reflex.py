@@ -149,9 +149,10 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def before(state: dict, event: dict, home_root: str) -> str | None:
+def before(state: dict, event: dict, home_root: str, block: bool = True, hint: bool = True) -> str | None:
     """Under the session lock, before a tool call: the reflex to give, or None. Sets
-    event["deny"] when this machine blocks an exact repeat of a failure (the text is the reason)."""
+    event["deny"] when this machine blocks an exact repeat of a failure (the text is the reason).
+    `block` / `hint`: whether to decide the block, the reflex (OpenClaw decides them apart)."""
     tool = event.get("tool_name")
     kind = _kind(tool)
     if kind not in ("exec", "read"):
@@ -166,20 +167,20 @@ def before(state: dict, event: dict, home_root: str) -> str | None:
             return None
         cmd = cmd[:4000]
         failed = mem["fails"].get(cmd[:300])
-        if failed and _blocks(home_root):
+        if failed and block and _blocks(home_root):
             rule = next((r for r in table["rules"] if _usable(r, state) and r["id"] == failed), None)
             if rule:
                 event["deny"] = True
                 text = (f"{TAG} Blocked: `{_clip(cmd, 120)}` failed this same way a moment ago and nothing was "
                         f"written since. Learned rule [{rule['id']}]: {rule['text']}")
                 return _give(state, branch, table, rule, text, mem)
-        for rule in table["rules"]:
+        for rule in table["rules"] if hint else ():
             if _usable(rule, state) and rule["id"] not in mem["shown"] and about_command(rule, cmd):
                 text = f"{TAG} `{_clip(cmd, 120)}` is what a learned rule is about [{rule['id']}]: {rule['text']}"
                 return _give(state, branch, table, rule, text, mem)
         return None
     key = _read_key(event)
-    if key is None or int(mem["reads"].get(key, 0) or 0) < 2:
+    if key is None or not hint or int(mem["reads"].get(key, 0) or 0) < 2:
         return None
     for rule in table["rules"]:
         if _usable(rule, state) and rule.get("detector") == "repeated_read" and rule["id"] not in mem["shown"]:
@@ -274,7 +275,8 @@ def pre_tool(event, session, home_root, timeout, touch):
         if event.get("pre_context") is None:
             return  # an agent with no channel for it (OpenClaw's after_tool_call is observe-only)
         try:
-            text = before(state, event, home_root)
+            # "result" (OpenClaw): only the block here; the reflex is decided at the call's result.
+            text = before(state, event, home_root, hint=event.get("pre_context") != "result")
         except Exception as e:  # a reflex bug must not cost the session's records
             from cogit.hooks import log
 
@@ -294,6 +296,11 @@ def post_tool(state, event, call, home_root, text):
     if event.get("pre_context") is None:
         return text
     try:
+        if event.get("pre_context") == "result":
+            # The agent has no pre-call channel (OpenClaw): the reflex about this call, decided now.
+            pre = before(state, event, home_root, block=False)
+            if pre:
+                state["reflex_pending"] = pre
         given = after(state, event, call, home_root)
     except Exception as e:  # a reflex bug must not cost the session's records
         from cogit.hooks import log

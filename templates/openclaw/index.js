@@ -13,11 +13,23 @@
 // exit every session it ran that did not end is ended (synchronously, bounded: an exit
 // handler cannot wait for anything else). Each payload carries this process's pid, so
 // cogit can also tell a session whose process died without a word (killed) from a live one.
+//
+// Reflexes (cogit docs/reflexes.md): OpenClaw has no way to add context before a tool call
+// (before_tool_call may change params, block or ask approval), so before_tool_call only
+// blocks an exact repeat of a failure when this machine asks for it (reflex.block_repeats),
+// and the learned rule about a call comes with that call's result: the agent-tool-result
+// middleware replaces the result the model reads next. Both fail open: a bound of their own
+// (1.5 s, far under OpenClaw's 15 s, past which it blocks the tool) resolves to "no change",
+// nothing here throws (a throw blocks the tool, or replaces its result by an error), and
+// the reply is JSON (cogit frames its text; JSON.parse cannot be ended early by it).
 import { spawn, spawnSync } from "node:child_process";
 
 export const ID = "cogit";
-export const HOOKS = ["session_start", "before_prompt_build", "after_tool_call", "agent_end", "before_compaction", "session_end"];
+export const HOOKS = ["session_start", "before_prompt_build", "before_tool_call", "after_tool_call", "agent_end", "before_compaction",
+  "session_end"];
 const DEFAULT_TIMEOUT_MS = 5000;
+const REFLEX_TIMEOUT_MS = 1500; // before_tool_call and the result middleware: the tool waits for them
+const MAX_SEEN = 256;
 const MAX_STDOUT = 256 * 1024;
 const MAX_TEXT = 64 * 1024;
 const EXIT_TIMEOUT_MS = 3000; // for all the session ends at process exit together
@@ -37,6 +49,8 @@ function pick(hook, event = {}, ctx = {}) {
   const keys = {
     session_start: ["sessionId", "sessionKey", "resumedFrom"],
     before_prompt_build: ["prompt"],
+    before_tool_call: ["toolName", "params", "toolCallId"],
+    tool_result: ["toolName", "params", "toolCallId", "result", "isError", "durationMs"],
     after_tool_call: ["toolName", "params", "toolCallId", "result", "error", "durationMs"],
     agent_end: ["success", "error", "durationMs"],
     before_compaction: ["messageCount", "tokenCount"],
@@ -58,9 +72,13 @@ function serialize(payload) {
 }
 
 // Run the hook; resolve to its JSON reply, or null on any failure or past the time bound.
-export function runHook(config, hook, payload) {
+// `reflex`: a hook the tool call waits for. Its own shorter bound, and past it the hook is
+// left to finish (it still records the call) while the call goes on unchanged.
+export function runHook(config, hook, payload, reflex = false) {
   const argv = argvOf(config);
-  const timeoutMs = Number.isInteger(config.timeoutMs) ? config.timeoutMs : DEFAULT_TIMEOUT_MS;
+  const timeoutMs = reflex
+    ? (Number.isInteger(config.reflexTimeoutMs) ? config.reflexTimeoutMs : REFLEX_TIMEOUT_MS)
+    : (Number.isInteger(config.timeoutMs) ? config.timeoutMs : DEFAULT_TIMEOUT_MS);
   return new Promise((resolve) => {
     let done = false;
     let out = "";
@@ -80,7 +98,9 @@ export function runHook(config, hook, payload) {
       return resolve(null);
     }
     const timer = setTimeout(() => {
-      try { child.kill("SIGKILL"); } catch {}
+      if (!reflex) {
+        try { child.kill("SIGKILL"); } catch {}
+      }
       finish(null);
     }, timeoutMs);
     child.on("error", () => finish(null));
@@ -113,6 +133,12 @@ function sessionOf(event = {}, ctx = {}) {
 // exit handler per process, however often OpenClaw calls register().
 const live = new Map();
 let exitHooked = false;
+// Per process, on globalThis: OpenClaw 2026.9.6 loads this module twice in one process (its
+// hooks from one load, its result middleware from another, seen in tests/e2e), and the two
+// must share what calls the middleware recorded.
+const shared = (globalThis[Symbol.for("cogit.openclaw.calls")] ??= { started: new Map(), seen: new Map() });
+const started = shared.started; // toolCallId -> when before_tool_call saw it (the call's duration)
+const seen = shared.seen; // toolCallIds the result middleware recorded (after_tool_call skips them)
 
 function argvOf(config) {
   return Array.isArray(config.command) && config.command.length ? config.command : ["cogit", "hook", "openclaw"];
@@ -151,6 +177,17 @@ function track(config, hook, event, ctx) {
   }
 }
 
+// The result with cogit's text added as one more text block (a copy: the original is not touched).
+function withText(result, text) {
+  const content = Array.isArray(result && result.content) ? result.content : [];
+  return { ...result, content: [...content, { type: "text", text: text.slice(0, MAX_TEXT) }] };
+}
+
+function remember(map, key, value) {
+  map.set(key, value);
+  if (map.size > MAX_SEEN) map.delete(map.keys().next().value);
+}
+
 export function register(api) {
   const config = (api && api.pluginConfig) || {};
   const systemBySession = new Map(); // session -> the digest injected at its first turn
@@ -161,7 +198,52 @@ export function register(api) {
   };
 
   api.on("session_start", observe("session_start"));
-  api.on("after_tool_call", observe("after_tool_call"));
+  api.on("after_tool_call", async (event, ctx) => {
+    track(config, "after_tool_call", event, ctx);
+    const id = (event && event.toolCallId) || (ctx && ctx.toolCallId);
+    if (id && seen.delete(id)) return; // recorded with its result (and any reflex) by the middleware
+    await runHook(config, "after_tool_call", pick("after_tool_call", event, ctx));
+  });
+  // A throw or OpenClaw's own timeout here blocks the tool: every path resolves, to
+  // undefined (no change) unless cogit asks for a block of an exact repeat.
+  api.on("before_tool_call", async (event, ctx) => {
+    try {
+      track(config, "before_tool_call", event, ctx);
+      const id = (event && event.toolCallId) || (ctx && ctx.toolCallId);
+      if (typeof id === "string") remember(started, id, Date.now());
+      const reply = await runHook(config, "before_tool_call", pick("before_tool_call", event, ctx), true);
+      if (reply && reply.block === true && typeof reply.blockReason === "string" && reply.blockReason) {
+        return { block: true, blockReason: reply.blockReason.slice(0, MAX_TEXT) };
+      }
+    } catch {}
+    return undefined;
+  });
+  // The result the model reads next: the call is recorded here, and cogit's text for it (a
+  // learned rule about this call, a sense's note) is added. A throw here would replace the
+  // result by an error, so every path resolves, to the unchanged result on any doubt.
+  if (api && typeof api.registerAgentToolResultMiddleware === "function") {
+    try {
+      api.registerAgentToolResultMiddleware(async (event, mctx) => {
+        try {
+          const id = event && typeof event.toolCallId === "string" ? event.toolCallId : undefined;
+          if (id) remember(seen, id, true);
+          const key = (mctx && (mctx.sessionId || mctx.sessionKey)) || "";
+          const known = (key && live.get(key)?.ctx) || {};
+          const ctx = { ...known, ...(mctx || {}), toolName: event.toolName, toolCallId: id };
+          if (!ctx.workspaceDir && typeof event.cwd === "string") ctx.workspaceDir = event.cwd;
+          const t0 = id ? started.get(id) : undefined;
+          if (id) started.delete(id);
+          const ev = { toolName: event.toolName, params: event.args, toolCallId: id, result: event.result,
+            isError: event.isError === true, ...(t0 ? { durationMs: Date.now() - t0 } : {}) };
+          const reply = await runHook(config, "tool_result", pick("tool_result", ev, ctx), true);
+          if (reply && typeof reply.appendText === "string" && reply.appendText) {
+            return { result: withText(event.result, reply.appendText) };
+          }
+        } catch {}
+        return undefined;
+      }, { runtimes: ["openclaw"] });
+    } catch {}
+  }
   api.on("agent_end", observe("agent_end"));
   api.on("before_compaction", observe("before_compaction"));
   api.on("session_end", async (event, ctx) => {

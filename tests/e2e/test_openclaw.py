@@ -45,7 +45,7 @@ def test_openclaw_loads_the_installed_plugin_with_every_hook(initialized, opencl
     plugin = report["plugin"]
     assert plugin["id"] == "cogit" and plugin["status"] == "loaded" and plugin["enabled"] is True
     assert sorted(h["name"] for h in report["typedHooks"]) == sorted(
-        ["session_start", "before_prompt_build", "after_tool_call", "agent_end", "before_compaction", "session_end"])
+        ["session_start", "before_prompt_build", "before_tool_call", "after_tool_call", "agent_end", "before_compaction", "session_end"])
     # The only diagnostic allowed: OpenClaw cannot verify where a copied plugin came from.
     assert [d for d in report["diagnostics"] if "can't verify where this plugin came from" not in d["message"]] == []
 

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,10 +30,20 @@ function newHome() {
 // What OpenClaw hands a plugin's register(): here it records what was registered.
 function recordingApi(pluginConfig) {
   const handlers = new Map();
+  const middlewares = [];
   return {
     id: ID,
     pluginConfig,
     logger: { info() {}, warn() {}, error() {}, debug() {} },
+    registerAgentToolResultMiddleware(handler, options) {
+      middlewares.push({ handler, options });
+    },
+    middlewares,
+    // What OpenClaw's embedded runner hands the middleware for a finished call.
+    result(event, ctx) {
+      assert.equal(middlewares.length, 1);
+      return middlewares[0].handler(event, { runtime: "openclaw", ...ctx });
+    },
     on(name, handler, opts) {
       assert.equal(handlers.has(name), false, `${name} registered twice`);
       handlers.set(name, { handler, opts });
@@ -65,13 +75,20 @@ test("the manifest and package.json are what OpenClaw reads", () => {
   assert.equal(typeof plugin.register, "function");
 });
 
-test("register() hooks the session lifecycle, the prompt, tool calls and agent_end, nothing gating", () => {
+test("register() hooks the session lifecycle, the prompt, tool calls and agent_end, and the result middleware", () => {
   const api = recordingApi({});
   plugin.register(api);
   assert.deepEqual([...api.handlers.keys()].sort(), [...HOOKS].sort());
-  // before_tool_call fails closed in OpenClaw (a throw or timeout blocks the tool): never registered.
-  assert.equal(api.handlers.has("before_tool_call"), false);
+  assert.equal(api.handlers.has("before_tool_call"), true); // only ever a block; fails open on its own bound
   assert.equal(api.handlers.has("before_agent_start"), false); // deprecated: "unknown typed hook"
+  assert.deepEqual(api.middlewares.map((m) => m.options), [{ runtimes: ["openclaw"] }]);
+  const manifest = JSON.parse(readFileSync(join(HERE, "..", "..", "templates", "openclaw", "openclaw.plugin.json"), "utf8"));
+  assert.deepEqual(manifest.contracts.agentToolResultMiddleware, ["openclaw"]); // OpenClaw refuses it otherwise
+  // An OpenClaw without the middleware API: the hooks register all the same.
+  const old = recordingApi({});
+  delete old.registerAgentToolResultMiddleware;
+  plugin.register(old);
+  assert.deepEqual([...old.handlers.keys()].sort(), [...HOOKS].sort());
 });
 
 test("a session through every hook: digest, per-turn update, tool calls and lessons in memory", async () => {
@@ -138,6 +155,18 @@ test("fails open: no binary, a hang past the bound, garbage on stdout", async ()
     assert.equal(await api.fire("after_tool_call", { toolName: "exec", params: {}, result: "x" }, ctx), undefined);
     assert.ok(Date.now() - started < 3000, `${command} took ${Date.now() - started} ms`);
   }
+  // The hooks a tool call waits for: their own bound (1.5 s by default, far under OpenClaw's
+  // 15 s past which it blocks the tool), no change on a hang, garbage, a reply of the wrong shape.
+  for (const command of [["/nonexistent/cogit"], ["sh", "-c", "sleep 5"], ["sh", "-c", "echo not json"],
+    ["sh", "-c", "echo '{\"block\": \"yes\", \"blockReason\": 3, \"appendText\": 5}'"], ["sh", "-c", "echo '[1]'"]]) {
+    const api = recordingApi({ command });
+    plugin.register(api);
+    const started = Date.now();
+    assert.equal(await api.fire("before_tool_call", { toolName: "exec", params: { command: "ls" }, toolCallId: "t1" }, ctx), undefined);
+    const res = { content: [{ type: "text", text: "x" }], details: {} };
+    assert.equal(await api.result({ toolName: "exec", toolCallId: "t1", args: {}, result: res }, ctx), undefined);
+    assert.ok(Date.now() - started < 3600, `${command} took ${Date.now() - started} ms`);
+  }
 });
 
 // What the real exec tool returns for a command that ran and exited 1 (openclaw agent --local).
@@ -189,4 +218,72 @@ test("the sessions a process ran end when it exits (openclaw agent --local sends
   assert.ok(await until(() => ends().length === 1), "the session was folded after the process exited");
   assert.ok(Date.now() - started < 30000);
   assert.ok(await until(() => !existsSync(sessions)), "nothing of the session is left behind");
+});
+
+// A session through the plugin loops on a failing command, then finds the fix: cogit learns a rule.
+async function loopingSession(api, ctx, tries) {
+  await api.fire("before_prompt_build", { prompt: "make the app run" }, ctx);
+  const out = [];
+  for (const [i, cmd] of tries.entries()) {
+    const id = `${ctx.sessionId}-${i}`;
+    const c = { ...ctx, toolName: "exec", toolCallId: id };
+    const gate = await api.fire("before_tool_call", { toolName: "exec", params: { command: cmd }, toolCallId: id }, c);
+    const code = cmd === FIX || cmd === "ls" ? 0 : 1;
+    const res = execResult(code, code ? TRACE : "app ran");
+    const shown = gate ? gate : await api.result({ toolName: "exec", toolCallId: id, args: { command: cmd }, result: res, isError: false }, c);
+    await api.fire("after_tool_call", { toolName: "exec", params: { command: cmd }, toolCallId: id, result: res, durationMs: 20 }, c);
+    out.push({ gate, shown, res });
+  }
+  await api.fire("session_end", { sessionId: ctx.sessionId, reason: "new" }, ctx);
+  return out;
+}
+
+const CMD = "python3 src/app.py";
+const FIX = "PYTHONPATH=src python3 src/app.py";
+const TRACE = "Traceback (most recent call last):\n  File \"src/app.py\", line 1, in <module>\nModuleNotFoundError: No module named 'dih_helpers'";
+
+async function withRule() {
+  const { dir, home } = newHome();
+  const config = { command: [PY, "-E", "-P", "-c", CODE, "openclaw"], home, timeoutMs: 15000, reflexTimeoutMs: 15000 };
+  const api = recordingApi(config);
+  plugin.register(api);
+  const ctx = { agentId: "main", sessionKey: "agent:main:main", workspaceDir: dir };
+  const first = await loopingSession(api, { ...ctx, sessionId: "oc-r1" }, [CMD, CMD, CMD, FIX]);
+  assert.ok(first.every((s) => s.gate === undefined));
+  const rules = () => JSON.parse(cogit(home, "rules", "--json"));
+  assert.ok(await until(() => rules().length === 1, 60000), "the loop became a rule");
+  const [rule] = rules();
+  assert.match(rule.text, /PYTHONPATH=src python3 src\/app.py/);
+  return { home, dir, api, ctx, rule, config };
+}
+
+test("a learned rule reaches the model with the result of the call it is about, once", async () => {
+  const { home, api, ctx, rule } = await withRule();
+  const later = await loopingSession(api, { ...ctx, sessionId: "oc-r2" }, ["ls", CMD, CMD, FIX]);
+  assert.deepEqual(later.map((s) => s.gate), [undefined, undefined, undefined, undefined]); // no block: off by default
+  assert.equal(later[0].shown, undefined); // silent for other commands
+  const { result } = later[1].shown;
+  assert.equal(result.content.length, 2);
+  assert.deepEqual(result.content[0], later[1].res.content[0]); // the tool's own output, untouched
+  assert.match(result.content[1].text, /^\[cogit:reflex\] `python3 src\/app.py` is what a learned rule is about/);
+  assert.ok(result.content[1].text.includes(`[${rule.id}]`) && result.content[1].text.includes(FIX));
+  assert.equal(result.details, later[1].res.details);
+  assert.ok(!JSON.stringify(later[2].shown ?? "").includes("[cogit:reflex]")); // once per episode
+  const log = join(home, "runtime", "logs", "hooks.log");
+  assert.ok(!existsSync(log) || readFileSync(log, "utf8") === "");
+  // Recorded once (by the middleware; after_tool_call skipped the calls it saw), with the receipt.
+  const end = () => JSON.parse(cogit(home, "log", "--session", "oc-r2", "--json")).find((c) => c.trailers["Cogit-Event"] === "session.end");
+  assert.ok(await until(() => end() !== undefined, 60000));
+  assert.match(end().summary, /4 tool calls \(2 failed\)/);
+});
+
+test("reflex.block_repeats blocks the exact repeat with the rule as the reason", async () => {
+  const { home, api, ctx, rule } = await withRule();
+  writeFileSync(join(home, "machine-settings.json"), JSON.stringify({ reflex: { block_repeats: true } }));
+  const later = await loopingSession(api, { ...ctx, sessionId: "oc-r3" }, [CMD, CMD, FIX]);
+  assert.equal(later[0].gate, undefined);
+  assert.match(later[0].shown.result.content[1].text, /\[cogit:reflex\]/);
+  assert.equal(later[1].gate.block, true);
+  assert.ok(later[1].gate.blockReason.includes(`[${rule.id}]`) && later[1].gate.blockReason.includes(FIX));
+  assert.equal(later[2].gate, undefined); // the fix runs
 });
