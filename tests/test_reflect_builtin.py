@@ -150,7 +150,7 @@ def _session(c, sid: str, prompts: int):
     c.hook("SessionEnd", dict(base, hook_event_name="SessionEnd", reason="other"))
 
 
-def _wait(predicate, seconds=40):
+def _wait(predicate, seconds=90):  # detached work under a loaded machine
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if predicate():
