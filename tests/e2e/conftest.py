@@ -56,6 +56,7 @@ def fake_anthropic():
 
 def claude_env(home: Path, base_url: str, env_extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(_LEAKY_PREFIXES)}
+    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
     env.update(
         HOME=str(home),
         ANTHROPIC_BASE_URL=base_url,

@@ -29,6 +29,7 @@ def cogit(tmp_path):
     cogit_home = tmp_path / "cogit-home"
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("COGIT_")}
+    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
     env.update(HOME=str(home), COGIT_HOME=str(cogit_home))
 
     def run(*args: str) -> str:

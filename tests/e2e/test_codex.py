@@ -48,6 +48,7 @@ def fake_openai():
 
 def codex_env(c, codex_home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(_LEAKY_PREFIXES)}
+    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
     env.update(HOME=str(c.home.parent / "userhome"), CODEX_HOME=str(codex_home))
     return env
 

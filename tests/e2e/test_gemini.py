@@ -84,6 +84,7 @@ def test_gemini_session_gets_the_digest_and_its_lesson_reaches_memory(initialize
     data["security"] = {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}}
     settings.write_text(json.dumps(data, indent=2))
     env = {k: v for k, v in os.environ.items() if not k.startswith(_LEAKY_PREFIXES)}
+    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
     env.update(HOME=str(userhome), GEMINI_API_KEY="dummy", GOOGLE_GEMINI_BASE_URL=fake_gemini.base_url)
 
     fake_gemini.script = [{"bash": "ls /nonexistent-dir"}, "All done."]

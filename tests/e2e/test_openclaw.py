@@ -30,6 +30,7 @@ def openclaw_bin() -> str:
 
 def inspect(openclaw_bin, state: Path, home: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_"))}
+    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
     env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state))
     proc = subprocess.run([openclaw_bin, "plugins", "inspect", "cogit", "--json", "--runtime"], capture_output=True,
                           text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
@@ -69,6 +70,7 @@ def test_openclaw_agent_turn_gets_the_digest_and_its_lesson_reaches_memory(initi
         cfg["agents"] = {"defaults": {"model": {"primary": "fake/m1"}, "workspace": str(work)}}
         (state / "openclaw.json").write_text(json.dumps(cfg, indent=2))
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_", "OPENAI_"))}
+        env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
         env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state))
         lesson = "the staging gateway listens on 18790"
         proc = subprocess.run([openclaw_bin, "agent", "--local", "--session-id", "oc-e2e-1", "-m", f"remember this: {lesson}",
@@ -151,6 +153,7 @@ def test_openclaw_failures_become_a_rule_that_later_sessions_avoid(initialized, 
     c.run("install", "openclaw", env={"OPENCLAW_STATE_DIR": str(state)})
     fake = FakeOpenAI(script=loops_unless_told).start()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_", "OPENAI_"))}
+    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
     env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state))
 
     def folded():

@@ -61,6 +61,7 @@ def test_later_gemini_sessions_fail_at_most_once_before_the_fix(initialized, gem
     data["security"] = {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}}
     settings.write_text(json.dumps(data, indent=2))
     env = {k: v for k, v in os.environ.items() if not k.startswith(_LEAKY_PREFIXES)}
+    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
     env.update(HOME=str(userhome), GEMINI_API_KEY="dummy", GOOGLE_GEMINI_BASE_URL=fake_gemini.base_url)
 
     def ended():

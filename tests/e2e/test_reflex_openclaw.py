@@ -56,6 +56,7 @@ def test_later_openclaw_sessions_fail_at_most_once_before_the_fix(initialized, o
     c.run("install", "openclaw", env={"OPENCLAW_STATE_DIR": str(state)})
     fake = FakeOpenAI(script=forgetful).start()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_", "OPENAI_"))}
+    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
     env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state))
 
     def ended():
@@ -131,6 +132,7 @@ def test_block_repeats_blocks_the_exact_repeat_in_openclaw(initialized, openclaw
     c.run("install", "openclaw", env={"OPENCLAW_STATE_DIR": str(state)})
     fake = FakeOpenAI(script=forgetful).start()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_", "OPENAI_"))}
+    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
     env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state))
 
     def ended():
