@@ -91,7 +91,9 @@ def valid(sch, depth=0):
             options.append(_string(sch))
         elif t in ("integer", "number"):
             lo, hi = sch.get("minimum", -(2**53)), sch.get("maximum", 2**53)
-            ints = st.integers(lo, hi)
+            import math
+
+            ints = st.integers(math.ceil(lo), math.floor(hi))  # a number's bounds may be fractional (learning.withhold <= 0.5)
             options.append(ints if t == "integer" else st.one_of(ints, st.floats(lo, hi, allow_nan=False)))
         elif t == "boolean":
             options.append(st.booleans())
