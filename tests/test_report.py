@@ -129,6 +129,7 @@ def made(tmp_path_factory):
         for key in [k for k in os.environ if k.startswith(("GIT_", "CLAUDE_CONFIG_DIR", "COGIT_"))]:
             mp.delenv(key)
         mp.setenv("COGIT_AUTHOR", "Test Person <test@example.com>")
+        mp.setenv("COGIT_WITHHOLD_SEED", "off")  # no withholding draw (tests/conftest.py)
         c = Cogit(root / "cogit-home")
         return c.home, make_memory(root, c)
 
