@@ -38,16 +38,7 @@ def _py_importers(changed, files, dirs):
         name = dotted_under(base)
         if name:
             names.add(name)
-    base_of = {}
-
-    def sys_path_base(d):
-        # the directory Python puts on sys.path for a file in d: the first non-package ancestor
-        if d not in base_of:
-            x = d
-            while x in dirs and x:
-                x = x.rpartition("/")[0]
-            base_of[d] = x
-        return base_of[d]
+    sys_path_base = sys_path_bases(dirs)
 
     out = []
     for rel, specs in files.items():
@@ -298,3 +289,19 @@ def _needles(root, changed, lang):
     segs = _rs_layout(root, changed, {})[2]
     # self::, super:: and `mod x;` are resolved against the importer's own place in the crate
     return (_q(segs[-1]), "self", "super", '"mod:') if segs else ()
+
+
+def sys_path_bases(dirs):
+    """d -> the directory Python puts on sys.path for a file in d: its first ancestor that is
+    not a package (not in `dirs`), remembered per directory."""
+    base_of = {}
+
+    def sys_path_base(d):
+        if d not in base_of:
+            x = d
+            while x in dirs and x:
+                x = x.rpartition("/")[0]
+            base_of[d] = x
+        return base_of[d]
+
+    return sys_path_base

@@ -44,15 +44,9 @@ def py_reverse(files, dirs):
                     table.setdefault(rest.replace("/", "."), []).append(key)
         return dotted[base]
 
-    base_of = {}
+    from cogit.senses.import_resolve import sys_path_bases
 
-    def sys_path_base(d):
-        if d not in base_of:
-            x = d
-            while x in dirs and x:
-                x = x.rpartition("/")[0]
-            base_of[d] = x
-        return base_of[d]
+    sys_path_base = sys_path_bases(dirs)
 
     out = {}
     for rel, specs in files.items():
