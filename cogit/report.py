@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 import time
 from importlib import resources
 from pathlib import Path
@@ -131,11 +132,14 @@ def _effects(home: Home, rules: list[dict]) -> dict:
 
 def _period(home: Home, since: str | None, cutoff: int | None) -> tuple[float | None, str, set[str]]:
     """Where the story at the top starts: --since, else the last report made on this machine
-    (and the commits of its last second it told already)."""
+    (and the commits of its last second it told already).
+
+    Floored to the second: commit times are whole seconds, and every part of the story
+    (its rows and the reflection proposals read for them) must cut the period alike."""
     if since:
         return float(cutoff), "since", set()
     last, told = story_of.last_report(home.runtime)
-    return (last, "last report", told) if last is not None else (None, "all", set())
+    return (float(math.floor(last)), "last report", told) if last is not None else (None, "all", set())
 
 
 def _home_label(root: Path) -> str:

@@ -282,6 +282,31 @@ def test_the_story_tells_what_memory_did_since_the_last_report(memory, tmp_path)
     assert story["commits"] == 0 and story["learned"]["rows"] == []
 
 
+def test_a_reflection_in_the_same_second_as_the_last_report_keeps_its_proposals(memory, tmp_path):
+    # Commit times are whole seconds, a report's time is not: a reflection made in the second
+    # the last report was written (before it, by the clock's fraction) is still in the period,
+    # and so are the proposals it added (they were once read with the unfloored time: no row's
+    # proposals then, the flake of the clean-clone run).
+    from datetime import timezone
+
+    from cogit.report_story import remember_report
+
+    c, _ = memory
+    reflector = tmp_path / "reflector.py"
+    reflector.write_text("import sys\nsys.stdin.read()\nprint('insights: []\\nheuristics:\\n  - Name the failing test first\\n')\n")
+    c.run("reflect", "--command", f"{sys.executable} {reflector}")
+    newest = c.json("log", "-n", "1")[0]
+    from datetime import datetime
+
+    t = datetime.strptime(newest["time"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
+    remember_report(c.home / "runtime", t + 0.9)
+    out = tmp_path / "r.html"
+    c.run("report", "--out", str(out))
+    story = page_data(out.read_text("utf-8"))["story"]
+    (reflection,) = story["reflection"]["rows"]
+    assert [p["text"] for p in reflection["proposals"]] == ["Name the failing test first"]
+
+
 def test_sessions_are_titled_and_projects_named_never_placed(memory, tmp_path):
     c, made = memory
     # A project named by its folder (no origin remote): shown by its name, never its path.
