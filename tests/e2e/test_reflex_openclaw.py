@@ -19,6 +19,19 @@ FIX = "PYTHONPATH=src python3 app.py"
 OWN_DISCOVERY = 4
 
 
+def spawn_log(state, tmp_path):
+    """Put a wrapper before the plugin's cogit command that notes each hook it is run for (the
+    plugin appends the hook's name last): the proof of which hooks spawn a cogit process."""
+    log, wrapper = tmp_path / "spawned.log", tmp_path / "note-hook.sh"
+    wrapper.write_text(f'#!/bin/sh\nfor last; do :; done\necho "$last" >> {log}\nexec "$@"\n')
+    wrapper.chmod(0o755)
+    cfg = json.loads((state / "openclaw.json").read_text())
+    entry = cfg["plugins"]["entries"]["cogit"]["config"]
+    entry["command"] = [str(wrapper), *entry["command"]]
+    (state / "openclaw.json").write_text(json.dumps(cfg, indent=2))
+    return lambda: log.read_text().split() if log.exists() else []
+
+
 def _turn(items):
     users = [k for k, i in enumerate(items) if isinstance(i, dict) and i.get("role") == "user"]
     return items[users[-1] + 1:] if users else items
@@ -54,6 +67,7 @@ def test_later_openclaw_sessions_fail_at_most_once_before_the_fix(initialized, o
     (work / "app.py").write_text("import dih_helpers\nprint('app ran')\n")
     (work / "src" / "dih_helpers.py").write_text("")
     c.run("install", "openclaw", env={"OPENCLAW_STATE_DIR": str(state)})
+    spawned = spawn_log(state, tmp_path)
     fake = FakeOpenAI(script=forgetful).start()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_", "OPENAI_"))}
     env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
@@ -101,6 +115,10 @@ def test_later_openclaw_sessions_fail_at_most_once_before_the_fix(initialized, o
         told = [t for t in told if "[cogit:reflex]" in t]
         assert len(told) == 1 and f"[{rule['id']}]" in told[0], calls
     print("OBSERVED:", told[0][:1500])
+    # reflex.block_repeats is off (the default): before_tool_call ran no cogit process, the result
+    # middleware one per call.
+    hooks = spawned()
+    assert "before_tool_call" not in hooks and hooks.count("tool_result") == sum(len(calls) for calls, _ in runs), hooks
     # Each reflex is a receipt: the sessions count as shown the rule.
     assert rule["sessions_injected"] >= 2, rule
     log = c.home / "runtime" / "logs" / "hooks.log"
@@ -130,6 +148,7 @@ def test_block_repeats_blocks_the_exact_repeat_in_openclaw(initialized, openclaw
     (work / "app.py").write_text("import dih_helpers\nprint('app ran')\n")
     (work / "src" / "dih_helpers.py").write_text("")
     c.run("install", "openclaw", env={"OPENCLAW_STATE_DIR": str(state)})
+    spawned = spawn_log(state, tmp_path)
     fake = FakeOpenAI(script=forgetful).start()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_", "OPENAI_"))}
     env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
@@ -138,6 +157,7 @@ def test_block_repeats_blocks_the_exact_repeat_in_openclaw(initialized, openclaw
     def ended():
         return [e for e in c.json("log", "--event", "session") if e["trailers"].get("Cogit-Agent") == "openclaw"]
 
+    gates = []  # how many before_tool_call processes each session ran
     try:
         cfg = json.loads((state / "openclaw.json").read_text())
         cfg["models"] = {"providers": {"fake": {"baseUrl": fake.base_url, "apiKey": "dummy", "api": "openai-responses",
@@ -158,8 +178,12 @@ def test_block_repeats_blocks_the_exact_repeat_in_openclaw(initialized, openclaw
             while time.monotonic() < deadline and len(ended()) < n + 1:
                 time.sleep(0.5)
             assert len(ended()) == n + 1
+            gates.append(spawned().count("before_tool_call") - sum(gates))
     finally:
         fake.stop()
+    assert "tool_result" in spawned()
+    # Off (the first session): no cogit process for before_tool_call. On: one per call (3).
+    assert gates == [0, 3], (gates, spawned())
     items = _turn(fake.main_requests()[-1].get("input") or [])
     outputs = [json.dumps(i) for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
     assert _calls(items) == [CMD, CMD, FIX]
