@@ -10,12 +10,10 @@ from __future__ import annotations
 import json
 import os
 
+from .app_loop import CMD, FIX, OWN_DISCOVERY, PROMPT, make_app
 from .fake_gemini import USAGE, FakeGemini
 from .test_gemini import _LEAKY_PREFIXES, fake_gemini, gemini_entry, run_gemini, wait_for  # noqa: F401 (fixtures)
 
-CMD = "python3 app.py"
-FIX = "PYTHONPATH=src python3 app.py"
-OWN_DISCOVERY = 4
 
 
 def _calls(contents) -> list[str]:
@@ -51,10 +49,7 @@ def test_later_gemini_sessions_fail_at_most_once_before_the_fix(initialized, gem
     fake_gemini.__class__ = ForgetfulGemini
     c = initialized
     userhome = c.home.parent / "userhome"
-    work = tmp_path / "work"
-    (work / "src").mkdir(parents=True)
-    (work / "app.py").write_text("import dih_helpers\nprint('app ran')\n")
-    (work / "src" / "dih_helpers.py").write_text("")
+    work = make_app(tmp_path / "work")
     c.run("install", "gemini")
     settings = userhome / ".gemini" / "settings.json"
     data = json.loads(settings.read_text())
@@ -70,7 +65,7 @@ def test_later_gemini_sessions_fail_at_most_once_before_the_fix(initialized, gem
     runs = []
     for n in range(3):
         fake_gemini.requests.clear()
-        proc = run_gemini(gemini_entry, env, work, "make `python3 app.py` work")
+        proc = run_gemini(gemini_entry, env, work, PROMPT)
         main = fake_gemini.main_requests()
         contents = main[-1].get("contents") or []
         calls = _calls(contents)
