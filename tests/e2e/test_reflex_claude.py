@@ -19,7 +19,6 @@ from .fake_anthropic import DONE_TEXT, SIDE_TEXT, FakeAnthropic
 from .test_claude_code import cogit, eventually, hooks_log  # noqa: F401 (fixture)
 
 
-
 def _calls(body: dict) -> list[str]:
     return [b["input"]["command"] for m in body.get("messages", []) if m.get("role") == "assistant"
             for b in m.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool_use"]

@@ -8,12 +8,10 @@ finds the fix; each later session fails at most once before it."""
 from __future__ import annotations
 
 import json
-import os
 
 from .app_loop import CMD, FIX, OWN_DISCOVERY, PROMPT, make_app
 from .fake_gemini import USAGE, FakeGemini
-from .test_gemini import _LEAKY_PREFIXES, fake_gemini, gemini_entry, run_gemini, wait_for  # noqa: F401 (fixtures)
-
+from .test_gemini import fake_gemini, gemini_entry, gemini_setup, run_gemini, wait_for  # noqa: F401 (fixtures)
 
 
 def _calls(contents) -> list[str]:
@@ -48,16 +46,8 @@ class ForgetfulGemini(FakeGemini):
 def test_later_gemini_sessions_fail_at_most_once_before_the_fix(initialized, gemini_entry, fake_gemini, tmp_path):  # noqa: F811
     fake_gemini.__class__ = ForgetfulGemini
     c = initialized
-    userhome = c.home.parent / "userhome"
     work = make_app(tmp_path / "work")
-    c.run("install", "gemini")
-    settings = userhome / ".gemini" / "settings.json"
-    data = json.loads(settings.read_text())
-    data["security"] = {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}}
-    settings.write_text(json.dumps(data, indent=2))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_LEAKY_PREFIXES)}
-    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
-    env.update(HOME=str(userhome), GEMINI_API_KEY="dummy", GOOGLE_GEMINI_BASE_URL=fake_gemini.base_url)
+    env = gemini_setup(c, fake_gemini)
 
     def ended():
         return [e for e in c.json("log", "--event", "session") if e["trailers"].get("Cogit-Agent") == "gemini-cli"]
