@@ -20,4 +20,4 @@ def test_openclaw_plugin_under_node_test(tmp_path):
     proc = subprocess.run(["node", "--test", str(ROOT / "tests" / "openclaw" / "plugin.test.mjs")],
                           capture_output=True, text=True, env=env, timeout=240, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
-    assert "# fail 0" in proc.stdout and "# pass 8" in proc.stdout, proc.stdout[-3000:]
+    assert "# fail 0" in proc.stdout and "# pass 9" in proc.stdout, proc.stdout[-3000:]

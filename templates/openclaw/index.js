@@ -22,7 +22,18 @@
 // (1.5 s, far under OpenClaw's 15 s, past which it blocks the tool) resolves to "no change",
 // nothing here throws (a throw blocks the tool, or replaces its result by an error), and
 // the reply is JSON (cogit frames its text; JSON.parse cannot be ended early by it).
+//
+// With the block off (the default) before_tool_call can never change anything, so it spawns
+// nothing: the plugin reads this machine's own settings file ($COGIT_HOME/machine-settings.json,
+// never in the memory repository, so nothing pulled or synced can write it) with the same strict
+// reading as the hooks (cogit/local_settings.py): a regular file of at most 64 KiB, UTF-8 JSON, an
+// object whose `reflex.block_repeats` is exactly true. Anything else, or any error, is "off" (fail
+// open: no spawn, no block). On, cogit still decides the block itself from the same file, so a
+// difference between the two readings can only ever cost a spawn or a block, never make one.
 import { spawn, spawnSync } from "node:child_process";
+import { closeSync, constants as FS, fstatSync, openSync, readSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 
 export const ID = "cogit";
 export const HOOKS = ["session_start", "before_prompt_build", "before_tool_call", "after_tool_call", "agent_end", "before_compaction",
@@ -33,6 +44,38 @@ const MAX_SEEN = 256;
 const MAX_STDOUT = 256 * 1024;
 const MAX_TEXT = 64 * 1024;
 const EXIT_TIMEOUT_MS = 3000; // for all the session ends at process exit together
+const SETTINGS_FILE = "machine-settings.json"; // cogit/local_settings.py FILE
+const MAX_SETTINGS = 64 * 1024; // cogit/local_settings.py MAX_BYTES
+
+// The memory home the hooks run with, resolved as cogit/paths.py home_dir does:
+// config.home (what the child gets as COGIT_HOME), else $COGIT_HOME, else ~/.cogit.
+function homeOf(config) {
+  let home = typeof config.home === "string" && config.home ? config.home : process.env.COGIT_HOME || join("~", ".cogit");
+  if (home === "~" || home.startsWith("~/")) home = join(homedir(), home.slice(1));
+  return resolve(home);
+}
+
+// This machine's reflex.block_repeats, read strictly; false on any doubt (see the top).
+export function blocksRepeats(config) {
+  let fd;
+  try {
+    // Non-blocking open: a FIFO in the file's place must not hang the tool call.
+    fd = openSync(join(homeOf(config), SETTINGS_FILE), FS.O_RDONLY | (FS.O_NONBLOCK || 0));
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_SETTINGS) return false;
+    const buf = Buffer.alloc(MAX_SETTINGS + 1);
+    let n = 0;
+    for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0;) n += r;
+    if (n > MAX_SETTINGS) return false;
+    const doc = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(buf.subarray(0, n)));
+    const reflex = doc && typeof doc === "object" && !Array.isArray(doc) ? doc.reflex : undefined;
+    return Boolean(reflex) && typeof reflex === "object" && !Array.isArray(reflex) && reflex.block_repeats === true;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) try { closeSync(fd); } catch {}
+  }
+}
 
 function cut(value) {
   if (typeof value === "string") return value.length > MAX_TEXT ? value.slice(0, MAX_TEXT) : value;
@@ -211,6 +254,7 @@ export function register(api) {
       track(config, "before_tool_call", event, ctx);
       const id = (event && event.toolCallId) || (ctx && ctx.toolCallId);
       if (typeof id === "string") remember(started, id, Date.now());
+      if (!blocksRepeats(config)) return undefined; // nothing here could block: no cogit process
       const reply = await runHook(config, "before_tool_call", pick("before_tool_call", event, ctx), true);
       if (reply && reply.block === true && typeof reply.blockReason === "string" && reply.blockReason) {
         return { block: true, blockReason: reply.blockReason.slice(0, MAX_TEXT) };

@@ -65,6 +65,21 @@ def run_gemini(entry, env, work, prompt) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(args, proc.returncode, out, err)
 
 
+def gemini_setup(c, fake) -> dict:
+    """`cogit install gemini` in the test's user home, the user's own choices as `gemini` would have
+    saved them (an API key, no folder-trust prompt), and the environment of a run against `fake`."""
+    userhome = c.home.parent / "userhome"
+    assert "Installed cogit's Gemini CLI hooks in" in c.run("install", "gemini").out
+    settings = userhome / ".gemini" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["security"] = {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}}
+    settings.write_text(json.dumps(data, indent=2))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_LEAKY_PREFIXES)}
+    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
+    env.update(HOME=str(userhome), GEMINI_API_KEY="dummy", GOOGLE_GEMINI_BASE_URL=fake.base_url)
+    return env
+
+
 def hook_texts(body: dict) -> list[str]:
     """The text parts Gemini CLI built from hooks' additionalContext (it escapes < and >)."""
     return [p["text"] for c in body.get("contents") or [] for p in c.get("parts") or []
@@ -73,19 +88,10 @@ def hook_texts(body: dict) -> list[str]:
 
 def test_gemini_session_gets_the_digest_and_its_lesson_reaches_memory(initialized, gemini_entry, fake_gemini, tmp_path):
     c = initialized
-    userhome = c.home.parent / "userhome"
     work = tmp_path / "work"
     work.mkdir()
     c.run("add", "learning", "Old lesson: run the tests with pytest -q")
-    assert "Installed cogit's Gemini CLI hooks in" in c.run("install", "gemini").out
-    settings = userhome / ".gemini" / "settings.json"
-    data = json.loads(settings.read_text())
-    # The user's own choices, as `gemini` would have saved them: an API key, no folder-trust prompt.
-    data["security"] = {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}}
-    settings.write_text(json.dumps(data, indent=2))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_LEAKY_PREFIXES)}
-    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
-    env.update(HOME=str(userhome), GEMINI_API_KEY="dummy", GOOGLE_GEMINI_BASE_URL=fake_gemini.base_url)
+    env = gemini_setup(c, fake_gemini)
 
     fake_gemini.script = [{"bash": "ls /nonexistent-dir"}, "All done."]
     lesson = "the release branch is cut on Tuesdays"

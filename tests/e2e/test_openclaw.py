@@ -6,39 +6,21 @@ allowConversationAccess the installer sets)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
-import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-INSTALL = REPO / ".ci" / "install-openclaw"
+from .openclaw_harness import clean_env, openclaw, openclaw_bin  # noqa: F401 (fixtures)
 
 
-@pytest.fixture(scope="session")
-def openclaw_bin() -> str:
-    explicit = os.environ.get("COGIT_OPENCLAW_BIN")
-    if explicit:
-        return explicit
-    proc = subprocess.run([str(INSTALL)], capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        pytest.fail(f".ci/install-openclaw failed (exit {proc.returncode}):\n{proc.stderr}\n{proc.stdout}", pytrace=False)
-    return lines[-1]
-
-
-def inspect(openclaw_bin, state: Path, home: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_"))}
-    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
-    env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state))
+def inspect(openclaw_bin, state: Path, home: Path) -> dict:  # noqa: F811
+    env = clean_env(state, home)
     proc = subprocess.run([openclaw_bin, "plugins", "inspect", "cogit", "--json", "--runtime"], capture_output=True,
                           text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return json.loads(proc.stdout[proc.stdout.index("{"):])
 
 
-def test_openclaw_loads_the_installed_plugin_with_every_hook(initialized, openclaw_bin, tmp_path):
+def test_openclaw_loads_the_installed_plugin_with_every_hook(initialized, openclaw_bin, tmp_path):  # noqa: F811
     c = initialized
     state = tmp_path / "openclaw-state"
     c.run("install", "openclaw", env={"OPENCLAW_STATE_DIR": str(state)})
@@ -51,34 +33,18 @@ def test_openclaw_loads_the_installed_plugin_with_every_hook(initialized, opencl
     assert [d for d in report["diagnostics"] if "can't verify where this plugin came from" not in d["message"]] == []
 
 
-def test_openclaw_agent_turn_gets_the_digest_and_its_lesson_reaches_memory(initialized, openclaw_bin, tmp_path):
+def test_openclaw_agent_turn_gets_the_digest_and_its_lesson_reaches_memory(initialized, openclaw, tmp_path):  # noqa: F811
     """`openclaw agent --local` (the embedded agent) against a scripted Responses API: the
     digest arrives as plugin-injected system context, the "remember this" note in the
     turn's prompt, the tool call in the session's records, the lesson in memory."""
-    from .fake_openai import FakeOpenAI
-
     c = initialized
     c.run("add", "learning", "Old lesson: the gateway restarts at 4am")
-    state, work, home = tmp_path / "openclaw-state", tmp_path / "work", c.home.parent / "userhome"
+    work = tmp_path / "work"
     work.mkdir()
-    c.run("install", "openclaw", env={"OPENCLAW_STATE_DIR": str(state)})
-    fake = FakeOpenAI(script=[{"tool": "exec", "args": {"command": "ls"}}, "All done."]).start()
-    try:
-        cfg = json.loads((state / "openclaw.json").read_text())
-        cfg["models"] = {"providers": {"fake": {"baseUrl": fake.base_url, "apiKey": "dummy", "api": "openai-responses",
-                                                "models": [{"id": "m1", "name": "m1", "contextWindow": 128000, "maxTokens": 4096}]}}}
-        cfg["agents"] = {"defaults": {"model": {"primary": "fake/m1"}, "workspace": str(work)}}
-        (state / "openclaw.json").write_text(json.dumps(cfg, indent=2))
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_", "OPENAI_"))}
-        env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
-        env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state))
-        lesson = "the staging gateway listens on 18790"
-        proc = subprocess.run([openclaw_bin, "agent", "--local", "--session-id", "oc-e2e-1", "-m", f"remember this: {lesson}",
-                               "--json", "--timeout", "120"], cwd=work, env=env, capture_output=True, text=True, timeout=400,
-                              stdin=subprocess.DEVNULL)
-        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    finally:
-        fake.stop()
+    oc = openclaw(work, [{"tool": "exec", "args": {"command": "ls"}}, "All done."])
+    fake = oc.fake
+    lesson = "the staging gateway listens on 18790"
+    oc.agent("oc-e2e-1", f"remember this: {lesson}")
     first = fake.main_requests()[0]
     system = " ".join(p["text"] for i in first["input"] if i.get("role") == "system" for p in i["content"])
     user = " ".join(p["text"] for i in first["input"] if i.get("role") == "user" for p in i["content"] if "text" in p)
@@ -135,7 +101,7 @@ def loops_unless_told(body: dict) -> list:
     return [run(LOOP), run(LOOP), run(LOOP), run(FIX), run(LOOP), "Fixed it."]
 
 
-def test_openclaw_failures_become_a_rule_that_later_sessions_avoid(initialized, openclaw_bin, tmp_path):
+def test_openclaw_failures_become_a_rule_that_later_sessions_avoid(initialized, openclaw, tmp_path):  # noqa: F811
     """`openclaw agent --local` reports a failed command only in its result
     (`details.exitCode: 1`) and sends no session_end: cogit reads the exit code, the
     plugin ends the session when the process exits, so the session is folded at once
@@ -144,58 +110,35 @@ def test_openclaw_failures_become_a_rule_that_later_sessions_avoid(initialized, 
     import shutil
     import time
 
-    from .fake_openai import FakeOpenAI
-
     c = initialized
-    state, work, home = tmp_path / "openclaw-state", tmp_path / "work", c.home.parent / "userhome"
+    work = tmp_path / "work"
     work.mkdir()
     (work / "app.py").write_text("import widgets\nprint('app ran')\n")
-    c.run("install", "openclaw", env={"OPENCLAW_STATE_DIR": str(state)})
-    fake = FakeOpenAI(script=loops_unless_told).start()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "COGIT_", "OPENAI_"))}
-    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
-    env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state))
+    oc = openclaw(work, loops_unless_told)
+    fake, folded, rules = oc.fake, oc.ended, oc.rules
+    for n in range(3):
+        shutil.rmtree(work / "widgets", ignore_errors=True)
+        fake.requests.clear()
+        oc.agent(f"oc-loop-{n}", "make `python3 -m app` work")
+        assert knows_the_lesson(fake.main_requests()[0]) == (n > 0)
+        # Watched with git itself: any cogit command would fold a session whose process
+        # is gone, and this is about the plugin ending it without one.
+        def ends():
+            return c.git("log", "--all", "--format=%s").count("Session oc-loop- ended")
 
-    def folded():
-        return [e for e in c.json("log", "--event", "session") if e["trailers"].get("Cogit-Agent") == "openclaw"]
-
-    def rules():  # OpenClaw makes its workspace a repository: the rule lives in that project's scope
-        return c.json("rules", "--project", str(work)) if (work / ".git").exists() else c.json("rules")
-
-    try:
-        cfg = json.loads((state / "openclaw.json").read_text())
-        cfg["models"] = {"providers": {"fake": {"baseUrl": fake.base_url, "apiKey": "dummy", "api": "openai-responses",
-                                                "models": [{"id": "m1", "name": "m1", "contextWindow": 128000, "maxTokens": 4096}]}}}
-        cfg["agents"] = {"defaults": {"model": {"primary": "fake/m1"}, "workspace": str(work)}}
-        (state / "openclaw.json").write_text(json.dumps(cfg, indent=2))
-        for n in range(3):
-            shutil.rmtree(work / "widgets", ignore_errors=True)
-            fake.requests.clear()
-            proc = subprocess.run([openclaw_bin, "agent", "--local", "--session-id", f"oc-loop-{n}", "-m",
-                                   "make `python3 -m app` work", "--json", "--timeout", "120"], cwd=work, env=env,
-                                  capture_output=True, text=True, timeout=400, stdin=subprocess.DEVNULL)
-            assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-            assert knows_the_lesson(fake.main_requests()[0]) == (n > 0)
-            # Watched with git itself: any cogit command would fold a session whose process
-            # is gone, and this is about the plugin ending it without one.
-            def ends():
-                return c.git("log", "--all", "--format=%s").count("Session oc-loop- ended")
-
-            exited = time.monotonic()
-            while time.monotonic() - exited < 30 and ends() < n + 1:
-                time.sleep(0.5)
-            assert ends() == n + 1, "the session was not folded when its process exited"
-            assert len(folded()) == n + 1
-            end = folded()[0]
-            assert end["trailers"]["Cogit-Event"] == "session.end" and end["trailers"]["Cogit-Session"] == f"oc-loop-{n}"
-            if n == 0:
-                assert "5 tool calls (3 failed)" in end["summary"], end
-                (rule,) = rules()
-                assert (rule["detector"], rule["detections"], rule["suppressions"]) == ("error_loop", 1, 0)
-            else:
-                assert "2 tool calls (0 failed)" in end["summary"], end
-    finally:
-        fake.stop()
+        exited = time.monotonic()
+        while time.monotonic() - exited < 30 and ends() < n + 1:
+            time.sleep(0.5)
+        assert ends() == n + 1, "the session was not folded when its process exited"
+        assert len(folded()) == n + 1
+        end = folded()[0]
+        assert end["trailers"]["Cogit-Event"] == "session.end" and end["trailers"]["Cogit-Session"] == f"oc-loop-{n}"
+        if n == 0:
+            assert "5 tool calls (3 failed)" in end["summary"], end
+            (rule,) = rules()
+            assert (rule["detector"], rule["detections"], rule["suppressions"]) == ("error_loop", 1, 0)
+        else:
+            assert "2 tool calls (0 failed)" in end["summary"], end
     (rule,) = rules()
     assert (rule["detections"], rule["suppressions"], rule["sessions_injected"]) == (1, 2, 2)
     assert not (c.home / "runtime" / "sessions" / "oc-loop-2").exists()

@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import json
 
+from .app_loop import CMD, FIX, OWN_DISCOVERY, PROMPT, make_app
 from .conftest import claude_result
 from .fake_anthropic import DONE_TEXT, SIDE_TEXT, FakeAnthropic
 from .test_claude_code import cogit, eventually, hooks_log  # noqa: F401 (fixture)
-
-CMD = "python3 app.py"
-FIX = "PYTHONPATH=src python3 app.py"
-OWN_DISCOVERY = 4  # failures before this model finds the fix by itself
 
 
 def _calls(body: dict) -> list[str]:
@@ -58,10 +55,7 @@ def test_later_sessions_fail_at_most_once_before_the_fix(tmp_path, claude_bin, r
     fake_anthropic.__class__ = ForgetfulModel  # the same started server, this model's answers
     cogit("init")
     cogit("install", "claude")
-    work = tmp_path / "work"
-    (work / "src").mkdir(parents=True)
-    (work / "app.py").write_text("import dih_helpers\nprint('app ran')\n")
-    (work / "src" / "dih_helpers.py").write_text("")
+    work = make_app(tmp_path / "work")
     env = {"COGIT_HOME": str(cogit.cogit_home)}
 
     def sessions():
@@ -70,7 +64,7 @@ def test_later_sessions_fail_at_most_once_before_the_fix(tmp_path, claude_bin, r
     runs = []
     for n in range(3):
         fake_anthropic.requests.clear()
-        result = claude_result(run_claude("make `python3 app.py` work", cogit.home, env_extra=env, cwd=work))
+        result = claude_result(run_claude(PROMPT, cogit.home, env_extra=env, cwd=work))
         main = fake_anthropic.main_requests
         calls = _calls(main[-1].body)
         runs.append((calls, main))

@@ -5,50 +5,16 @@ The first session loops four times and finds the fix; later sessions fail at mos
 
 from __future__ import annotations
 
-import json
-
+from .app_loop import CMD, FIX, OWN_DISCOVERY, PROMPT, calls as _calls, forgetful as _forgetful, make_app, since_last_action
+from .app_loop import turn as _turn
 from .test_codex import codex_bin, codex_setup, fake_openai, run_codex, wait_for  # noqa: F401 (fixtures)
 
-CMD = "python3 app.py"
-FIX = "PYTHONPATH=src python3 app.py"
-OWN_DISCOVERY = 4
-
-
-def _calls(items) -> list[str]:
-    out = []
-    for i in items:
-        if isinstance(i, dict) and i.get("type") == "function_call":
-            args = json.loads(i.get("arguments") or "{}")
-            out.append(args.get("cmd") or args.get("command"))
-    return out
-
-
-def _turn(items):
-    users = [k for k, i in enumerate(items) if isinstance(i, dict) and i.get("role") == "user"]
-    return items[users[-1] + 1:] if users else items
-
-
-def since_last_action(items) -> str:
-    last = max((k for k, i in enumerate(items) if isinstance(i, dict) and i.get("type") == "function_call"), default=-1)
-    return json.dumps(items[last + 1:])
-
-
-def forgetful(body: dict) -> list:
-    items = _turn(body.get("input") or [])
-    calls = _calls(items)
-    told = since_last_action(items) if calls else ""
-    pad = [None] * sum(1 for i in items if isinstance(i, dict) and i.get("type") == "function_call_output")
-    if calls and calls[-1] == FIX:
-        return pad + ["Fixed: the app runs." if "app ran" in told else "Not fixed."]
-    cmd = FIX if ("PYTHONPATH=src" in told or calls.count(CMD) >= OWN_DISCOVERY) else CMD
-    return pad + [{"bash": cmd}]
+forgetful = _forgetful(lambda cmd: {"bash": cmd})
 
 
 def test_later_codex_sessions_fail_at_most_once_before_the_fix(codex_setup, codex_bin, fake_openai):  # noqa: F811
     c, env, work = codex_setup
-    (work / "src").mkdir()
-    (work / "app.py").write_text("import dih_helpers\nprint('app ran')\n")
-    (work / "src" / "dih_helpers.py").write_text("")
+    make_app(work)
     fake_openai.script = forgetful
 
     def ended():
@@ -57,7 +23,7 @@ def test_later_codex_sessions_fail_at_most_once_before_the_fix(codex_setup, code
     runs = []
     for n in range(3):
         fake_openai.requests.clear()
-        proc = run_codex(codex_bin, env, work, "make `python3 app.py` work")
+        proc = run_codex(codex_bin, env, work, PROMPT)
         main = fake_openai.main_requests()
         calls = _calls(_turn(main[-1].get("input") or []))
         assert "Fixed: the app runs." in proc.stdout, (calls, proc.stdout[-1500:], proc.stderr[-1500:])

@@ -8,14 +8,10 @@ finds the fix; each later session fails at most once before it."""
 from __future__ import annotations
 
 import json
-import os
 
+from .app_loop import CMD, FIX, OWN_DISCOVERY, PROMPT, make_app
 from .fake_gemini import USAGE, FakeGemini
-from .test_gemini import _LEAKY_PREFIXES, fake_gemini, gemini_entry, run_gemini, wait_for  # noqa: F401 (fixtures)
-
-CMD = "python3 app.py"
-FIX = "PYTHONPATH=src python3 app.py"
-OWN_DISCOVERY = 4
+from .test_gemini import fake_gemini, gemini_entry, gemini_setup, run_gemini, wait_for  # noqa: F401 (fixtures)
 
 
 def _calls(contents) -> list[str]:
@@ -50,19 +46,8 @@ class ForgetfulGemini(FakeGemini):
 def test_later_gemini_sessions_fail_at_most_once_before_the_fix(initialized, gemini_entry, fake_gemini, tmp_path):  # noqa: F811
     fake_gemini.__class__ = ForgetfulGemini
     c = initialized
-    userhome = c.home.parent / "userhome"
-    work = tmp_path / "work"
-    (work / "src").mkdir(parents=True)
-    (work / "app.py").write_text("import dih_helpers\nprint('app ran')\n")
-    (work / "src" / "dih_helpers.py").write_text("")
-    c.run("install", "gemini")
-    settings = userhome / ".gemini" / "settings.json"
-    data = json.loads(settings.read_text())
-    data["security"] = {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}}
-    settings.write_text(json.dumps(data, indent=2))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_LEAKY_PREFIXES)}
-    env["COGIT_WITHHOLD_SEED"] = "off"  # no withholding draw in these loops (cogit/hooks/withhold.py)
-    env.update(HOME=str(userhome), GEMINI_API_KEY="dummy", GOOGLE_GEMINI_BASE_URL=fake_gemini.base_url)
+    work = make_app(tmp_path / "work")
+    env = gemini_setup(c, fake_gemini)
 
     def ended():
         return [e for e in c.json("log", "--event", "session") if e["trailers"].get("Cogit-Agent") == "gemini-cli"]
@@ -70,7 +55,7 @@ def test_later_gemini_sessions_fail_at_most_once_before_the_fix(initialized, gem
     runs = []
     for n in range(3):
         fake_gemini.requests.clear()
-        proc = run_gemini(gemini_entry, env, work, "make `python3 app.py` work")
+        proc = run_gemini(gemini_entry, env, work, PROMPT)
         main = fake_gemini.main_requests()
         contents = main[-1].get("contents") or []
         calls = _calls(contents)

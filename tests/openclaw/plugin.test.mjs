@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -157,15 +157,68 @@ test("fails open: no binary, a hang past the bound, garbage on stdout", async ()
   }
   // The hooks a tool call waits for: their own bound (1.5 s by default, far under OpenClaw's
   // 15 s past which it blocks the tool), no change on a hang, garbage, a reply of the wrong shape.
+  // With the block on here, or before_tool_call would not run the command at all.
+  const home = join(mkdtempSync(join(tmpdir(), "cogit-openclaw-")), "home");
+  mkdirSync(home);
+  writeFileSync(join(home, "machine-settings.json"), JSON.stringify({ reflex: { block_repeats: true } }));
   for (const command of [["/nonexistent/cogit"], ["sh", "-c", "sleep 5"], ["sh", "-c", "echo not json"],
     ["sh", "-c", "echo '{\"block\": \"yes\", \"blockReason\": 3, \"appendText\": 5}'"], ["sh", "-c", "echo '[1]'"]]) {
-    const api = recordingApi({ command });
+    const api = recordingApi({ command, home });
     plugin.register(api);
     const started = Date.now();
     assert.equal(await api.fire("before_tool_call", { toolName: "exec", params: { command: "ls" }, toolCallId: "t1" }, ctx), undefined);
     const res = { content: [{ type: "text", text: "x" }], details: {} };
     assert.equal(await api.result({ toolName: "exec", toolCallId: "t1", args: {}, result: res }, ctx), undefined);
     assert.ok(Date.now() - started < 3600, `${command} took ${Date.now() - started} ms`);
+  }
+});
+
+test("before_tool_call runs no cogit process unless this machine's reflex.block_repeats is exactly true", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "cogit-openclaw-"));
+  const home = join(dir, "home");
+  mkdirSync(home);
+  const spawned = join(dir, "spawned");
+  // A stand-in for cogit that notes each hook it is run for, and asks for a block.
+  const command = ["sh", "-c", `echo "$0" >> '${spawned}'; echo '{"block": true, "blockReason": "no"}'`];
+  const ctx = { sessionId: "oc-gate", workspaceDir: dir };
+  const settings = join(home, "machine-settings.json");
+  const runs = () => (existsSync(spawned) ? readFileSync(spawned, "utf8").split("\n").filter(Boolean) : []);
+  const cases = [
+    [null, false], // no file: the default, off
+    ['{"reflex": {"block_repeats": false}}', false],
+    ['{"reflex": {"block_repeats": "true"}}', false], // exactly true, as cogit/local_settings.py reads it
+    ['{"reflex": {"block_repeats": 1}}', false],
+    ['{"reflex": true}', false],
+    ['[{"reflex": {"block_repeats": true}}]', false],
+    ['{"reflex": {"block_repeats": true}', false], // not JSON
+    [Buffer.concat([Buffer.from('{"reflex": {"block_repeats": true}, "x": "'), Buffer.from([0xff]), Buffer.from('"}')]), false], // not UTF-8
+    [`{"reflex": {"block_repeats": true}, "pad": "${"x".repeat(64 * 1024)}"}`, false], // over 64 KiB: not read
+    ["dir", false], // not a regular file
+    ['{"reflex": {"block_repeats": true}}', true],
+  ];
+  for (const [i, [content, on]] of cases.entries()) {
+    rmSync(settings, { recursive: true, force: true });
+    if (content === "dir") mkdirSync(settings);
+    else if (content !== null) writeFileSync(settings, content);
+    const api = recordingApi({ command, home });
+    plugin.register(api);
+    const before = runs().length;
+    const gate = await api.fire("before_tool_call", { toolName: "exec", params: { command: "ls" }, toolCallId: `g${i}` }, ctx);
+    assert.equal(runs().length - before, on ? 1 : 0, `case ${i}: ${String(content).slice(0, 60)}`);
+    assert.deepEqual(gate, on ? { block: true, blockReason: "no" } : undefined, `case ${i}`);
+  }
+  assert.deepEqual(runs(), ["before_tool_call"]);
+  // The home is config.home, else $COGIT_HOME (what the spawned hook gets), else ~/.cogit.
+  const saved = process.env.COGIT_HOME;
+  process.env.COGIT_HOME = home;
+  try {
+    const api = recordingApi({ command });
+    plugin.register(api);
+    await api.fire("before_tool_call", { toolName: "exec", params: { command: "ls" }, toolCallId: "genv" }, ctx);
+    assert.equal(runs().length, 2);
+  } finally {
+    if (saved === undefined) delete process.env.COGIT_HOME;
+    else process.env.COGIT_HOME = saved;
   }
 });
 
