@@ -361,8 +361,7 @@ def report(result, nothing: str = "Nothing changed; no commit made.", scope=None
     if result is None:
         out(nothing)
         return
-    from cogit.store.scoped import where
-    from cogit.store.scopes import GLOBAL
+    from cogit.store.scopes import GLOBAL, where
 
     out(f"[{result.sha[:10]}] {result.summary}")
     out(f"  in {where(scope or GLOBAL)}")

@@ -198,3 +198,23 @@ def test_plain_diff_and_rules_take_the_full_path_without_their_caches(memory):
     dat.write_bytes(b"x" * dat.stat().st_size)
     quick, slow = both(memory, "diff")
     assert (quick.returncode, quick.out) == (slow.returncode, slow.stdout) and quick.out.startswith("~ focus")
+
+
+def _modules(cogit, *args) -> set[str]:
+    proc = cogit.run(*args, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    return {line.rsplit("|", 1)[-1].strip() for line in proc.err.splitlines() if "|" in line}
+
+
+def test_the_cold_add_and_diff_import_only_what_they_use(memory):
+    """A write reads the schemas as files (not through importlib.resources, which imports
+    zipfile), makes ids with os.urandom (not secrets: hmac, random), and reports without the
+    history code; a cold diff or why renders changes without dataclasses (inspect)."""
+    added = _modules(memory, "add", "learning", "Import only what the command uses")
+    assert not added & {"click", "jsonschema", "ruamel", "importlib.resources", "zipfile", "secrets",
+                        "cogit.store.history.log", "cogit.store.scoped"}, added
+    lid = memory.json("show", "learnings")["learnings"][0]["id"]
+    memory.run("why", lid)
+    memory.run("diff")  # indexes the new head
+    for args in (["diff"], ["why", lid]):
+        imported = _modules(memory, *args)
+        assert not imported & {"click", "dulwich", "dataclasses", "inspect", "typing"}, (args, imported)
