@@ -5,8 +5,9 @@ uuid, ...), more than a cold `status` or `show` needs for all its own work. So e
 asks `run(args)` first. It answers only a few exact argument shapes (below, in SHAPES'
 parsers: no option before the command, no `--help`, no option it does not list) and
 returns None for everything else, which click then parses as it always did. The click
-commands (cogit/cli/state.py, history.py) call the same functions here to print, so both
-paths print the same text: tests/test_cli_quick.py runs every shape both ways.
+commands (cogit/cli/state.py, history.py, rules.py) call the same functions here to print, so
+both paths print the same text: tests/test_cli_quick.py runs every shape both ways (the plain
+`diff` and `rules` against click's full path after each kind of change).
 
 Standard library only at the top: each command imports its core when it runs.
 """
