@@ -24,9 +24,10 @@ NOTES = {
            "plus the whole write path (lock, absorb hand edits, apply, caps, dedupe, redact, validate, "
            "canonical YAML, commit, working tree and index, digest, snapshot); it imports neither "
            "jsonschema nor ruamel.yaml. Under 8x would take a write path without dulwich's repository layer",
-    "diff": "still through click (~3.5x by itself) and dulwich (the commit's trees are read): see the floors below",
-    "rules": "still through click (~3.5x by itself); the listing reads every rule's ledger from history: "
-             "see the floors below",
+    "diff": "answered without click (cogit/quickcli.py): the last commit's changes from the history index "
+            "(the full path indexes a head a few commits away, so the run after a write reads it there too)",
+    "rules": "answered without click (cogit/quickcli.py): from the snapshots when no scope has a rule; "
+             "with rules, the full path (click and dulwich: each rule's ledger is read from history)",
 }
 
 

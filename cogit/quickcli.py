@@ -5,8 +5,9 @@ uuid, ...), more than a cold `status` or `show` needs for all its own work. So e
 asks `run(args)` first. It answers only a few exact argument shapes (below, in SHAPES'
 parsers: no option before the command, no `--help`, no option it does not list) and
 returns None for everything else, which click then parses as it always did. The click
-commands (cogit/cli/state.py, history.py) call the same functions here to print, so both
-paths print the same text: tests/test_cli_quick.py runs every shape both ways.
+commands (cogit/cli/state.py, history.py, rules.py) call the same functions here to print, so
+both paths print the same text: tests/test_cli_quick.py runs every shape both ways (the plain
+`diff` and `rules` against click's full path after each kind of change).
 
 Standard library only at the top: each command imports its core when it runs.
 """
@@ -209,6 +210,144 @@ def print_why(found: list, as_json: bool, none: str, out=echo) -> None:
             out(f"           {c.render()}")
 
 
+# --------------------------------------------------------------------------- diff, rules
+
+
+def last_changes(home: Home):
+    """Plain `diff` (no REV, no --project, not --raw): [(scope, changes)] of each scope's
+    last commit against its first parent, the scopes as store.scoped.view lists them, from
+    the history index (the records the full path wrote with the same commit_changes), or
+    None when it cannot say exactly: no fresh main snapshot (the folder's project is read
+    from it, as `show` does), a head not in the index, a root commit, an unreadable record."""
+    from cogit.heads import ref_head
+    from cogit.store.cache import snapshot
+    from cogit.store.history import index as history_index
+    from cogit.store.history.change import ItemChange
+
+    main = snapshot.fresh(home, snapshot.MAIN)
+    if main is None:
+        return None
+    here = snapshot.folder_view(home, os.getcwd(), main)
+    if here is snapshot.UNSURE:
+        return None
+    scopes = [here[0], snapshot.GLOBAL] if here else [snapshot.GLOBAL]
+    index = history_index.Index(os.path.join(home.top, "runtime", "cache"))
+    try:
+        found = []
+        for scope in scopes:
+            head = ref_head(home.top, scope.branch)
+            row = index.rows.get(head) if head else None
+            if row is None or not row[1]:
+                return None  # not indexed yet, or a root commit (its diff is against nothing)
+            rec = index.record(head)
+            found.append((scope, [ItemChange(op, section, key, text, [tuple(f) for f in fields])
+                                  for op, section, key, text, fields in rec["changes"]]))
+        return found
+    except (history_index.Stale, KeyError, TypeError, ValueError):
+        return None
+    finally:
+        index.close()
+
+
+def print_diff(results: list, labelled: bool, as_json: bool, out=echo) -> None:
+    """`diff`'s item changes per scope (`results`: [(scope, changes)])."""
+    label = lambda s: "global" if s.is_global else s.name  # noqa: E731 - = store.scoped.label
+    if as_json:
+        emit_json([{**c.to_json(), **({"scope": label(s)} if labelled else {})} for s, changes in results for c in changes], out)
+        return
+    for s, changes in results:
+        if labelled:
+            out(f"[{label(s)}]")
+        for change in changes:
+            out(change.render())
+
+
+def diff_last(home: Home, as_json: bool, out=echo) -> None:
+    found = last_changes(home)
+    if found is None:
+        from cogit.store import scoped
+        from cogit.store.history import log as history
+
+        scopes = scoped.view(home, None, os.getcwd())
+        found = [(s, history.diff(home, branch=s.branch)) for s in scopes]
+        history.index_heads(home, [s.branch for s in scopes])  # the next plain `diff` reads the index
+    print_diff(found, len(found) > 1 or not found[0][0].is_global, as_json, out)
+
+
+NO_RULES = "No rules yet. They grow from detected failure patterns, or `cogit add rule TEXT --detector NAME`."
+
+
+def no_rules(home: Home) -> bool:
+    """Plain `rules` (no --project): True when no scope it lists holds a rule, read from the
+    snapshots (each checked against its branch's head in the ref files); False when a rule
+    exists or a snapshot cannot tell (the full path then reads every ledger from history)."""
+    from cogit.store.cache import snapshot
+    from cogit.store.history import index as history_index
+
+    main = snapshot.fresh(home, snapshot.MAIN)
+    if main is None:
+        return False
+    here = snapshot.folder_view(home, os.getcwd(), main)
+    if here is snapshot.UNSURE:
+        return False
+    try:
+        heads = history_index.branches(home.top)  # every branch, as the full path lists them
+    except history_index.Stale:
+        return False
+    if here:
+        branches = [here[0].branch, snapshot.MAIN]
+    else:
+        branches = [b for b in heads if b == snapshot.MAIN or b.startswith(snapshot.PROJECT_PREFIX)]
+    for branch in branches:
+        if not heads.get(branch):
+            return False  # (the full path skips a branch with no commit; so does nothing here)
+        snap = main if branch == snapshot.MAIN else snapshot.fresh(home, branch)
+        if snap is None:
+            return False
+        rules = snap["state"].get("rules")
+        if not isinstance(rules, dict) or not isinstance(rules.get("items") or [], list) or rules.get("items"):
+            return False
+    return True
+
+
+def rules(home: Home, as_json: bool, out=echo) -> None:
+    if no_rules(home):
+        rows = []
+    else:
+        from cogit.learn.rule_listing import listing
+        from cogit.store import scoped
+
+        here = scoped.folder_project(home, os.getcwd())
+        rows = listing(home, [here.branch, "main"] if here else None)
+    print_rules(rows, as_json, out)
+
+
+def print_rules(rows: list, as_json: bool, out=echo) -> None:
+    if as_json:
+        emit_json(rows, out)
+        return
+    if not rows:
+        out(NO_RULES)
+        return
+    for r in rows:
+        out(f"{r['id']}  {r['confidence']:.0%}  {r['detector']:<20} det {r['detections']}  sup {r['suppressions']}  "
+            f"injected {r['sessions_injected']}  [{r['scope']}]")
+        out(f"    {r['text']}")
+        out(f"    last detected {r['last_detected'] or '-'}, last suppressed {r['last_suppressed'] or '-'}")
+        if r.get("applied"):
+            out(f"    {applied_line(r['applied'])}; effect: {verdict_line(r['effect'])}")
+
+
+def applied_line(a: dict) -> str:
+    return f"applied: relevant in {a['relevant']}, shown then {a['shown']}, followed {a['followed']}"
+
+
+def verdict_line(e: dict) -> str:
+    if e.get("effect") is None or not e.get("enough"):
+        return f"not enough data yet ({e['shown']['relevant']} shown, {e['withheld']['relevant']} withheld)"
+    return f"{e['effect'] * 100:+.0f} points, {e['verdict']} ({e['shown']['relevant']} shown, {e['withheld']['relevant']} withheld)"
+
+
 # --------------------------------------------------------------------------- add
 
 
@@ -223,8 +362,7 @@ def report(result, nothing: str = "Nothing changed; no commit made.", scope=None
     if result is None:
         out(nothing)
         return
-    from cogit.store.scoped import where
-    from cogit.store.scopes import GLOBAL
+    from cogit.store.scopes import GLOBAL, where
 
     out(f"[{result.sha[:10]}] {result.summary}")
     out(f"  in {where(scope or GLOBAL)}")
@@ -323,6 +461,10 @@ def _parse(args: list[str]):
             item_id = got[1][0]
             return lambda home: print_why(why_every_scope(home, item_id), "--json" in got[0],
                                           f"No commit mentions {item_id} in any scope.")
+    elif name in ("diff", "rules"):
+        if rest in ([], ["--json"]):
+            command = diff_last if name == "diff" else rules
+            return lambda home: command(home, bool(rest))
     elif name == "add":
         if len(rest) == 2 and rest[0] in KINDS and rest[0] != "rule" and not rest[1].startswith("-"):
             kind, text = rest

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 
 import pytest
+
+from conftest import git as plain_git
+from gitservers import git_env, requires_git  # noqa: F401  (fixtures)
 
 CLICK_PATH = "import sys; from cogit.cli import main; sys.exit(main(sys.argv[1:]))"
 PROBE = """
@@ -46,6 +50,10 @@ READS = [
 ]
 
 
+# diff and rules read caches that the commands themselves keep (see the tests at the end)
+QUICK_READS = [["diff"], ["diff", "--json"], ["rules"], ["rules", "--json"]]
+
+
 @pytest.mark.parametrize("args", READS, ids=" ".join)
 def test_a_read_prints_the_same_both_ways(memory, args):
     lid = memory.json("show", "learnings")["learnings"][0]["id"]
@@ -58,7 +66,7 @@ def test_a_read_prints_the_same_both_ways(memory, args):
 
 def test_each_plain_shape_is_answered_without_click(memory):
     lid = memory.json("show", "learnings")["learnings"][0]["id"]
-    for args in [*READS[:-1], ["add", "learning", "one more lesson about the quick path"]]:
+    for args in [*READS[:-1], *QUICK_READS, ["add", "learning", "one more lesson about the quick path"]]:
         args = [lid if a == "ID" else a for a in args]
         out = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
                              cwd=memory.home.parent).stdout
@@ -72,6 +80,8 @@ def test_each_plain_shape_is_answered_without_click(memory):
     ["show", "--at", "HEAD"], ["add", "learning", "--force", "x"], ["add", "rule", "x"], ["add", "note", "x"],
     ["why"], ["--home", "HOME", "status"], ["status", "extra"], ["log", "--event", "a", "--event", "b"],
     ["log", "--event"], ["log", "--source", "cli"],
+    ["diff", "HEAD"], ["diff", "--raw"], ["diff", "--project", "x"], ["diff", "--json", "--json"],
+    ["rules", "show", "r-000000"], ["rules", "--project", "x"], ["rules", "tombstones"],
 ])
 def test_every_other_shape_goes_to_click(memory, args):
     args = [str(memory.home) if a == "HOME" else a for a in args]
@@ -117,3 +127,94 @@ def test_escape_sequences_are_stripped_off_a_pipe_as_click_strips_them(memory):
     quick, slow = both(memory, "why", "\x1b[31mred\x1b[0m")
     assert (quick.returncode, quick.out) == (slow.returncode, slow.stdout)
     assert quick.out == "No commit mentions red in any scope.\n"
+
+
+def _click_at(cogit, cwd, *args):
+    return subprocess.run([sys.executable, "-c", CLICK_PATH, *args], capture_output=True, text=True, cwd=cwd)
+
+
+def _imports_at(cogit, cwd, *args) -> set[str]:
+    proc = cogit.run(*args, cwd=cwd, env={"PYTHONPROFILEIMPORTTIME": "1"}, check=False)
+    return {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in proc.err.splitlines() if "|" in line}
+
+
+@pytest.fixture
+def project_dir(tmp_path, git_env):  # noqa: F811
+    folder = tmp_path / "work" / "proj"
+    folder.mkdir(parents=True)
+    plain_git(folder, "init", "--quiet")
+    plain_git(folder, "remote", "add", "origin", "https://example.com/me/proj.git")
+    return folder
+
+
+@requires_git
+def test_plain_diff_and_rules_match_the_full_path_after_each_kind_of_change(memory, project_dir):
+    """The quick `diff` reads the last commit's changes from the history index, the quick
+    `rules` the snapshots (when no scope has a rule); click's commands read the store. After
+    each change both print the same, in a plain folder and in a project's (labelled), and
+    once the index holds the heads the quick path imports neither click nor dulwich."""
+    memory.run("why", "l-000000")  # the history index, as any `why` leaves it
+    first = memory.json("show", "learnings")["learnings"][0]["id"]
+    steps = [
+        ("add", lambda: memory.run("add", "learning", "Read the whole traceback first")),
+        ("project add", lambda: memory.run("add", "learning", "This project builds with make", "--project", ".", cwd=project_dir)),
+        ("focus", lambda: memory.run("focus", "set", "the quick path", "-p", "diff")),
+        ("forget", lambda: memory.run("forget", first)),
+        ("revert", lambda: memory.run("revert", memory.git("rev-parse", "main").strip())),
+        ("rule", lambda: memory.run("add", "rule", "Run the narrow test first", "--detector", "error_loop")),
+        ("evidence", lambda: memory.run("add", "learning", "Read the whole traceback first")),
+    ]
+    fast = 0
+    for step, change in steps:
+        change()
+        for cwd in (memory.home.parent, project_dir):
+            for args in QUICK_READS:
+                slow = _click_at(memory, cwd, *args)
+                for _ in range(2):  # the first may take the full path (and index the new head)
+                    quick = memory.run(*args, cwd=cwd, check=False)
+                    assert (quick.returncode, quick.out, quick.err) == (slow.returncode, slow.stdout, slow.stderr), (step, args, cwd)
+                    assert quick.out
+                imported = _imports_at(memory, cwd, *args)
+                assert "click" not in imported
+                has_rules = step in ("rule", "evidence")
+                if args[0] == "diff" or not has_rules:
+                    assert "dulwich" not in imported, (step, args, cwd)
+                    fast += 1
+                else:
+                    assert "dulwich" in imported, (step, args, "rules with a ledger: the full path")
+    assert fast == 2 * 2 * len(steps) + 2 * 2 * (len(steps) - 2)
+    memory.assert_healthy()
+
+
+def test_plain_diff_and_rules_take_the_full_path_without_their_caches(memory):
+    shutil.rmtree(memory.home / "runtime" / "cache", ignore_errors=True)
+    for args in QUICK_READS:
+        quick, slow = both(memory, *args)
+        assert (quick.returncode, quick.out, quick.err) == (slow.returncode, slow.stdout, slow.stderr)
+        assert quick.out
+    # an unreadable record (a torn or foreign index) is a miss, never a wrong answer
+    memory.run("why", "l-000000")
+    dat = memory.home / "runtime" / "cache" / "history.dat"
+    dat.write_bytes(b"x" * dat.stat().st_size)
+    quick, slow = both(memory, "diff")
+    assert (quick.returncode, quick.out) == (slow.returncode, slow.stdout) and quick.out.startswith("~ focus")
+
+
+def _modules(cogit, *args) -> set[str]:
+    proc = cogit.run(*args, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    return {line.rsplit("|", 1)[-1].strip() for line in proc.err.splitlines() if "|" in line}
+
+
+def test_the_cold_add_and_diff_import_only_what_they_use(memory):
+    """A write reads the schemas as files (not through importlib.resources, which imports
+    zipfile), makes ids with os.urandom (not secrets: hmac, random), and reports without the
+    history code; a cold diff or why renders changes without dataclasses (inspect)."""
+    added = _modules(memory, "add", "learning", "Import only what the command uses")
+    assert not added & {"click", "jsonschema", "ruamel", "importlib.resources", "zipfile", "secrets",
+                        "cogit.store.history.log", "cogit.store.scoped"}, added
+    lid = memory.json("show", "learnings")["learnings"][0]["id"]
+    memory.run("why", lid)
+    memory.run("diff")  # indexes the new head
+    for args in (["diff"], ["why", lid]):
+        imported = _modules(memory, *args)
+        assert not imported & {"click", "dulwich", "dataclasses", "inspect", "typing"}, (args, imported)

@@ -80,14 +80,8 @@ def diff(obj, revs: tuple[str, ...], raw: bool, as_json: bool, project: str | No
             if labelled:
                 click.echo(f"# {scoped.label(s)}")
             click.echo(result, nl=False)
-    elif as_json:
-        emit_json([{**c.to_json(), **({"scope": scoped.label(s)} if labelled else {})} for s, result in results for c in result])
     else:
-        for s, result in results:
-            if labelled:
-                click.echo(f"[{scoped.label(s)}]")
-            for change in result:
-                click.echo(change.render())
+        quickcli.print_diff(results, labelled, as_json, click.echo)
 
 
 @cli.command()

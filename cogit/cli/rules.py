@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from cogit import quickcli
 from cogit.cli import cli, emit_json
 from cogit.cli.project import project_option, scope_of
 
@@ -34,29 +35,7 @@ def rules(ctx, as_json: bool, project: str | None) -> None:
         here = scoped.folder_project(obj.home, os.getcwd())
         branches = [here.branch, "main"] if here else None
     rows = listing(obj.home, branches)
-    if as_json:
-        emit_json(rows)
-        return
-    if not rows:
-        click.echo("No rules yet. They grow from detected failure patterns, or `cogit add rule TEXT --detector NAME`.")
-        return
-    for r in rows:
-        click.echo(f"{r['id']}  {r['confidence']:.0%}  {r['detector']:<20} det {r['detections']}  sup {r['suppressions']}  "
-                   f"injected {r['sessions_injected']}  [{r['scope']}]")
-        click.echo(f"    {r['text']}")
-        click.echo(f"    last detected {r['last_detected'] or '-'}, last suppressed {r['last_suppressed'] or '-'}")
-        if r.get("applied"):
-            click.echo(f"    {_applied(r['applied'])}; effect: {_verdict(r['effect'])}")
-
-
-def _applied(a: dict) -> str:
-    return f"applied: relevant in {a['relevant']}, shown then {a['shown']}, followed {a['followed']}"
-
-
-def _verdict(e: dict) -> str:
-    if e.get("effect") is None or not e.get("enough"):
-        return f"not enough data yet ({e['shown']['relevant']} shown, {e['withheld']['relevant']} withheld)"
-    return f"{e['effect'] * 100:+.0f} points, {e['verdict']} ({e['shown']['relevant']} shown, {e['withheld']['relevant']} withheld)"
+    quickcli.print_rules(rows, as_json, click.echo)
 
 
 @rules.command("show")
@@ -81,7 +60,7 @@ def rules_show(obj, rule_id: str, as_json: bool) -> None:
         click.echo(f"           shown and relevant: {e['shown']['pattern']} of {e['shown']['relevant']} with the pattern; "
                    f"withheld and relevant: {e['withheld']['pattern']} of {e['withheld']['relevant']} "
                    f"(withheld in {e['withheld']['sessions']} sessions; see docs/learning.md#measured-effect)")
-        click.echo(f"           {_applied(row['applied'])}")
+        click.echo(f"           {quickcli.applied_line(row['applied'])}")
     for e in row["ledger"]:
         click.echo(f"  {e['time']}  {e['kind']:<8}  session {e['session'][:12]:<12}  commit {e['commit'][:10]}"
                    + ("  (injected)" if e["injected"] else "") + ("  (withheld)" if e.get("withheld") else "")

@@ -17,7 +17,7 @@ from cogit.paths import Home
 from cogit.store.history import log as history
 from cogit.store.git import repo as git
 from cogit.store.git.repo import open_existing
-from cogit.store.scopes import GLOBAL, Scope, is_project, project_name, resolve
+from cogit.store.scopes import GLOBAL, Scope, is_project, project_name, resolve, where  # noqa: F401  (where: re-exported)
 
 
 def folder_project(home: Home, cwd: str) -> Scope | None:
@@ -166,11 +166,6 @@ def label(scope: Scope) -> str:
     """A scope's short label in listings: `global`, or the project's name."""
     return "global" if scope.is_global else scope.name
 
-
-
-def where(scope: Scope) -> str:
-    """Where a write went, as the commands say it."""
-    return "global memory (main)" if scope.is_global else f"project {scope.name} ({scope.branch})"
 
 
 def summary(home: Home, scope: Scope) -> dict:

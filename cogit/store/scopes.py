@@ -248,3 +248,9 @@ def preview(home: Home, scope: Scope) -> dict:
                 "state": yamlio.plain(dict(state)), "digest": compiled}
     finally:
         repo.close()
+
+
+def where(scope: Scope) -> str:
+    """Where a write went, as the commands say it (here, not in scoped.py: a cold `add`
+    reports through it without importing the history code)."""
+    return "global memory (main)" if scope.is_global else f"project {scope.name} ({scope.branch})"

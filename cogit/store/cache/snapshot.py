@@ -106,6 +106,9 @@ def _folder(home: Home, cwd: str, main: dict):
     return View(branch, snap["name"]), snap
 
 
+folder_view, UNSURE = _folder, _UNSURE  # for the other cold reads (cogit/quickcli.py: diff, rules)
+
+
 def show_views(home: Home, cwd: str) -> list | None:
     """`cogit show` without --at / --project: [(scope, sha, state)], the project first when
     `cwd` is in a project with memory, as cli/state.py's full path builds them; None when

@@ -492,12 +492,12 @@ def machine_committer(repo: Repo) -> bytes:
     would otherwise write the very same commit, and a merge could not tell that a
     counter went up twice.
     """
-    import secrets
-
     config = repo.get_config()
     try:
         machine = config.get((b"cogit",), b"machine").decode()
     except KeyError:
+        import secrets  # here: once per repository (it imports hmac and random)
+
         machine = secrets.token_hex(6)
         config.set((b"cogit",), b"machine", machine.encode())
         config.write_to_path()

@@ -5,8 +5,6 @@ without importing the schema, the YAML reader or dulwich."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any
 
 from cogit.domain.sections import ITEM_SECTIONS, SINGULAR
 
@@ -14,15 +12,30 @@ _MISSING = object()
 MAX_FIELDS = 6
 
 
-@dataclass
 class ItemChange:
-    op: str  # "+", "-", "~"
-    section: str
-    key: str  # item id, or the field path of a document section
-    text: str = ""
-    fields: list[tuple[str, Any, Any]] = field(default_factory=list)
-    old: Any = None
-    new: Any = None
+    """A plain class, not a dataclass: `dataclasses` imports `inspect` (about a third of a
+    cold `diff`'s imports); equality and repr are a dataclass's."""
+
+    __slots__ = ("op", "section", "key", "text", "fields", "old", "new")
+    __hash__ = None  # as a dataclass with eq: mutable, not hashable
+
+    def __init__(self, op: str, section: str, key: str, text: str = "", fields: list[tuple] | None = None,
+                 old=None, new=None):
+        self.op = op  # "+", "-", "~"
+        self.section = section
+        self.key = key  # item id, or the field path of a document section
+        self.text = text
+        self.fields = [] if fields is None else fields
+        self.old, self.new = old, new
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, k) for k in self.__slots__)
+
+    def __eq__(self, other):
+        return self._values() == other._values() if other.__class__ is self.__class__ else NotImplemented
+
+    def __repr__(self) -> str:
+        return "ItemChange(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
 
     def to_json(self) -> dict:
         return {
@@ -49,7 +62,7 @@ class ItemChange:
         return f"~ {kind}: {changes}"
 
 
-def _short(value: Any) -> str:
+def _short(value) -> str:
     if value is _MISSING or value is None:
         return "∅"
     if isinstance(value, str):

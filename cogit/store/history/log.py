@@ -284,6 +284,33 @@ def _refresh_recent(home: Home, repo) -> None:
         hx.write_recent(cache, branch, head, entries[:hx.RECENT], len(entries) <= hx.RECENT)
 
 
+INDEX_GAP = 16  # commits a plain `diff` indexes on its full path at most (index_heads)
+
+
+def index_heads(home: Home, branches: list[str]) -> None:
+    """Index each branch's head when at most INDEX_GAP of its commits are not indexed yet
+    (a few writes since the last query, a new project branch): the next plain `diff` reads
+    it from the index. A longer gap (a fresh clone) is left to the queries that need the
+    whole history."""
+    repo = open_existing(home)
+    try:
+        index = ItemIndex(home, repo)
+        try:
+            for branch in branches:
+                todo, seen = [git.head(repo, branch)], set()
+                while todo and len(seen) <= INDEX_GAP:
+                    sha = todo.pop()
+                    if sha and sha not in index.rows and sha not in seen:
+                        seen.add(sha)
+                        todo.extend(git.info(repo, sha).parents)
+                if seen and not todo and len(seen) <= INDEX_GAP:
+                    index.ensure(git.head(repo, branch))
+        finally:
+            index.close()
+    finally:
+        repo.close()
+
+
 def catch_up(home: Home) -> None:
     """Bring the item index and the recent files up to date with every scope's branch
     (the detached session-end work runs this, so a query after many commits pays nothing)."""

@@ -37,17 +37,22 @@ def schema(section: str) -> dict:
     # The file beside this package when installed as files (a plain open, where
     # importlib.resources would import its readers and zipfile on a cold write);
     # importlib.resources when cogit runs from a zip.
-    try:
-        with open(os.path.join(_SCHEMAS, f"{section}.schema.json"), encoding="utf-8") as f:
-            text = f.read()
-    except OSError:
-        from importlib import resources
+    for folder in _SCHEMAS:
+        try:
+            with open(os.path.join(folder, f"{section}.schema.json"), encoding="utf-8") as f:
+                return json.loads(f.read())
+        except FileNotFoundError:
+            continue
+    from importlib import resources
 
-        text = resources.files("cogit.schemas").joinpath(f"{section}.schema.json").read_text("utf-8")
-    return json.loads(text)
+    return json.loads(resources.files("cogit.schemas").joinpath(f"{section}.schema.json").read_text("utf-8"))
 
 
-_SCHEMAS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas")
+# cogit/schemas/ of an installed cogit; schemas/ beside the package in a checkout (an
+# editable install maps the package cogit.schemas there). cogit/store/state/ is three
+# levels below the package's parent.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_SCHEMAS = (os.path.join(_PACKAGE, "schemas"), os.path.join(os.path.dirname(_PACKAGE), "schemas"))
 
 
 # jsonschema checks `format: date-time` only when an optional package is installed;
