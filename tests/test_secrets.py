@@ -312,7 +312,7 @@ def test_cost_is_bounded_on_huge_texts():
     def cost(text: str) -> float:
         R._CLEAN.clear()
         best = float("inf")
-        for _ in range(3):
+        for _ in range(5):  # the best of five: a loaded machine only ever adds time
             t0 = time.perf_counter()
             R.redact(text)
             best = min(best, time.perf_counter() - t0)
@@ -322,7 +322,9 @@ def test_cost_is_bounded_on_huge_texts():
         base = cost(text[: R.MAX_CHARS])  # the baseline: what the cut leaves
         assert cost(text) < 3 * base + 0.01, "the cut bounds the work"
         small = cost(text[: R.MAX_CHARS // 16])
-        assert base < 16 * 4 * small + 0.01, "linear below the cut (quadratic would be 16x worse)"
+        # Linear: 16x the text, 16x the time; quadratic would be 256x. 8x linear's room keeps a
+        # loaded machine's noise on a 2 ms measurement from failing it (it did at load 7).
+        assert base < 16 * 8 * small + 0.01, "linear below the cut (quadratic would be 2x over this)"
 
 
 # --------------------------------------------------------------------------- issue 20, part 4
