@@ -30,7 +30,8 @@ _TOOL = ("cogit.hooks.tool_events", *_SENSES, "cogit.senses.chronos", "cogit.sen
 EVENTS = {
     "PreToolUse": ("cogit.hooks.tool_events", "cogit.hooks.reflex"),
     "PostToolUse": _TOOL,
-    "PostToolUseFailure": _TOOL,
+    # a failure's signature: every failure, whatever it is
+    "PostToolUseFailure": (*_TOOL[:9], "cogit.senses.signature", "cogit.senses.scan", "cogit.senses.commands", *_TOOL[9:]),
     "SessionStart": ("cogit.hooks.session", "cogit.heads", "cogit.scope", "cogit.secret_kinds",
                      "cogit.redact", "cogit.hooks.turn", "cogit.hooks.withhold", "cogit.learn", "cogit.learn.record"),
     "UserPromptSubmit": ("cogit.hooks.prompt", "cogit.learn", "cogit.learn.remember", *_SENSES[:5],
