@@ -33,18 +33,23 @@ def test_every_event_loads_the_same_modules_and_says_the_same_with_and_without_t
     events = (("SessionStart", payload("SessionStart", source="startup")),
               ("UserPromptSubmit", payload("UserPromptSubmit", prompt="please fix the failing parser test")),
               ("PreToolUse", payload("PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="toolu_p1")),
-              ("PostToolUse", bash_ok(n=1)), ("PostToolUseFailure", bash_fail(n=2)), ("Stop", payload("Stop")))
+              ("PostToolUse", bash_ok(n=1)),
+              ("PostToolUse", payload("PostToolUse", tool_name="Edit", tool_use_id="toolu_e1",
+                                      tool_input={"file_path": "/tmp/x.py", "old_string": "a", "new_string": "b"},
+                                      tool_response={"filePath": "/tmp/x.py", "oldString": "a", "newString": "b"})), ("PostToolUseFailure", bash_fail(n=2)), ("Stop", payload("Stop")))
     for event, body in events:
         # one session each way, so both start from the same state
-        plain_out, plain = _run(c, event, dict(body, session_id=f"{event}-plain"), "-X", "cogit_no_preload")
-        fast_out, fast = _run(c, event, dict(body, session_id=f"{event}-fast"))
+        name = f"{event}-{body.get('tool_name', '')}"
+        plain_out, plain = _run(c, event, dict(body, session_id=f"{name}-plain"), "-X", "cogit_no_preload")
+        fast_out, fast = _run(c, event, dict(body, session_id=f"{name}-fast"))
         assert fast == plain, (event, fast ^ plain)
         # each list holds only modules the event's plain path imports (no body run for nothing)
-        wanted = {*preload.COMMON, *preload.CORE, *preload.EVENTS.get(event, ())}
+        wanted = {*preload.COMMON, *preload.CORE, *preload.EVENTS.get(event, ()),
+                  *(preload.WRITE if body.get("tool_name") == "Edit" else ())}
         assert wanted <= plain, (event, wanted - plain)
         assert fast_out == plain_out, event
     for way in ("plain", "fast"):
-        state = json.loads((c.home / "runtime" / "sessions" / f"PostToolUse-{way}" / "state.json").read_text())
+        state = json.loads((c.home / "runtime" / "sessions" / f"PostToolUse-Bash-{way}" / "state.json").read_text())
         assert state["agg"]["tools"]["Bash"]["calls"] == 1 and state["senses"]["n"] == 1, way
     assert not (c.home / "runtime" / "logs" / "hooks.log").exists() or \
         "Error" not in (c.home / "runtime" / "logs" / "hooks.log").read_text()

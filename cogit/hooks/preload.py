@@ -39,6 +39,11 @@ EVENTS = {
                          "cogit.learn.record", "cogit.hooks.turn"),
 }
 
+# A successful write to a file, once its call record says so (cogit/hooks/tool_events.py): the
+# Spatial sense and its import index.
+WRITE = ("cogit.senses.spatial", "cogit.senses.langs", "cogit.spatial_index", "cogit.senses.import_index",
+         "cogit.scope")
+
 _ROOT = __file__.rpartition("/cogit/")[0]  # the folder holding this `cogit` package
 
 
