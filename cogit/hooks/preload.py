@@ -49,7 +49,8 @@ _ROOT = __file__.rpartition("/cogit/")[0]  # the folder holding this `cogit` pac
 
 def enabled() -> bool:
     options = getattr(sys, "_xoptions", {})
-    return "importtime" not in options and "cogit_no_preload" not in options and _ROOT != ""
+    # under -O the import system would read the `opt-1` file: leave that case to it
+    return "importtime" not in options and "cogit_no_preload" not in options and _ROOT != "" and not sys.flags.optimize
 
 
 def load(names) -> None:
