@@ -56,6 +56,9 @@ def run(args: list[str]) -> int:
         agent, event = args[0], args[1]
         if agent not in AGENTS:
             raise ValueError(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
+        from cogit.hooks import preload  # the modules every event imports, without the import system's bookkeeping
+
+        preload.load((*preload.COMMON, f"cogit.hooks.{agent}", *preload.CORE))
         __import__(f"cogit.hooks.{agent}")
         adapter = sys.modules[f"cogit.hooks.{agent}"]
 

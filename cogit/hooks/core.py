@@ -140,4 +140,7 @@ def handler_of(name: str):
     if target is None:
         return None
     module, _, function = target.partition(":")
+    from cogit.hooks.preload import EVENTS, load
+
+    load(EVENTS.get(name, ()))
     return getattr(__import__(module, fromlist=[function]), function)

@@ -31,6 +31,10 @@ def on_post_tool(event, session, cfg, home_root, timeout):
     # The payload's analysis (error signature, targets, sizes; bounded by cogit/bounds.py)
     # needs no state: done before the lock, which is held only for the senses' state update.
     call = _make_call(event, home_root, now)
+    if call and call.get("kind") == "write" and call.get("ok") and call.get("target"):
+        from cogit.hooks.preload import WRITE, load
+
+        load(WRITE)  # what the Spatial sense loads for a write (its gate in cogit/senses/__init__.py)
 
     def update(state):
         _touch(state, event)
