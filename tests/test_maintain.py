@@ -293,3 +293,20 @@ def test_import_indexes_unused_for_a_month_go_and_held_locks_stay(initialized):
     assert not {n for n in left if n.startswith(old)}
     assert {new + s for s in (".build", ".build.lock", "-py.rev")} <= left
     assert busy + ".build" in left and busy + ".build.lock" in left and busy + "-py.rev" not in left
+
+
+def test_an_old_unreachable_object_already_in_a_pack_is_pruned_too(initialized):
+    c = initialized
+    _commits(c, 2)
+    home = Home(c.home)
+    old = _unreachable(c, "lost long ago, packed since\n", 3 * 86400)
+    memory = str(c.home / "memory")
+    subprocess.run(["git", "-C", memory, "pack-objects", "-q", ".git/objects/pack/pack"], input=old + "\n",
+                   capture_output=True, text=True, check=True)  # as an older full repack kept it
+    subprocess.run(["git", "-C", memory, "prune-packed"], check=True)
+    assert old in _objects(c) and not (c.home / "memory" / ".git" / "objects" / old[:2] / old[2:]).exists()
+    for p in (c.home / "memory" / ".git" / "objects" / "pack").iterdir():
+        os.utime(p, (time.time() - 3 * 86400, time.time() - 3 * 86400))  # packed three days ago
+    maintain.maintain(home, force=True)
+    assert old not in _objects(c)
+    c.assert_healthy()
