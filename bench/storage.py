@@ -113,7 +113,9 @@ def figures(homes: dict, quick: bool) -> list[dict]:
     git_ratio = r["size"] / r["gc_size"]
     run_ratio = r["runtime"][0] / r["repo"][0]
     top = ", ".join(f"{k} {v / kib:.0f}" for k, v in r["top"])
-    return [
+    # The targets are for 1,000 sessions: in a few dozen, a 4 KB block per small file weighs more.
+    full = r["sessions"] >= SESSIONS
+    rows = [
         {"figure": f".git after {r['sessions']:,} sessions (KiB, du)", "cogit": round(r["size"] / kib),
          "reference": round(r["gc_size"] / kib), "ratio": round(git_ratio, 2), "target": f"<= {GIT_TARGET:g}x git gc --aggressive",
          "met": git_ratio <= GIT_TARGET and r["fsck"],
@@ -125,6 +127,9 @@ def figures(homes: dict, quick: bool) -> list[dict]:
          "method": how + f"{r['runtime'][1]} files against the repository's {r['repo'][1]} (memory/, .git included); "
                          f"largest parts (KiB): {top}"},
     ]
+    for row in rows if not full else ():
+        row.update(target=f"reported ({row['target']} at {SESSIONS:,} sessions)", met=None)
+    return rows
 
 
 def main() -> int:
