@@ -1,4 +1,5 @@
-"""Housekeeping after sessions (cogit/store/maintain.py): packing, reflogs, the parse cache.
+"""Housekeeping after sessions (cogit/store/maintain.py, store/git/pack.py,
+store/cache/tidy.py): packing, pruning, reflogs, the parse cache, logs, import indexes.
 
 Real repositories and the real `git` binary throughout; limits are lowered per test so a
 few commits pass them. Every test ends with `git fsck --strict` and every commit there.
@@ -16,6 +17,7 @@ import time
 from cogit.locking import queued_lock
 from cogit.paths import Home
 from cogit.store import maintain
+from cogit.store.cache import tidy
 
 
 def _commits(c, n: int, start: int = 0) -> None:
@@ -65,10 +67,26 @@ def test_many_packs_are_folded_into_one(initialized, monkeypatch):
     home = Home(c.home)
     monkeypatch.setattr(maintain, "LOOSE_LIMIT", 1)
     monkeypatch.setattr(maintain, "PACK_LIMIT", 3)
-    for i in range(3):
+    counts = []
+    for i in range(6):
         _commits(c, 1, start=i)
         maintain.maintain(home)
-    assert maintain.pack_count(home) == 1  # the third pack made the limit: all folded
+        counts.append(maintain.pack_count(home))
+    assert max(counts) < 3 and counts.count(1) >= 2, counts  # a third pack would reach the limit: all into one
+    c.assert_healthy()
+
+
+def test_every_few_roll_ups_everything_goes_into_one_pack(initialized, monkeypatch):
+    c = initialized
+    home = Home(c.home)
+    monkeypatch.setattr(maintain, "LOOSE_LIMIT", 1)
+    monkeypatch.setattr(maintain, "FULL_EVERY", 3)
+    done = []
+    for i in range(3):
+        _commits(c, 1, start=i)
+        done += maintain.maintain(home)
+    assert "all into one" in done[-1] and maintain.pack_count(home) == 1, done
+    assert not any("all into one" in d for d in done[:-1]), done
     c.assert_healthy()
 
 
@@ -85,9 +103,9 @@ def test_finalize_packs_in_the_detached_work_and_without_git_falls_back_to_dulwi
     dangling = subprocess.run(["git", "hash-object", "-w", "--stdin"], input=b"not yet referenced\n", check=True,
                               cwd=c.home / "memory", capture_output=True).stdout.decode().strip()
     c.run("finalize", "--quiet", "--pack")
-    c.git("cat-file", "-e", dangling)
-    assert maintain.loose_count(home) == 0 and maintain.pack_count(home) == 1
-    assert "(git repack;" in (c.home / "runtime" / "logs" / "store.log").read_text()
+    c.git("cat-file", "-e", dangling)  # young: kept, in a cruft pack beside the one pack of the rest
+    assert maintain.loose_count(home) == 0 and maintain.pack_count(home) == 2
+    assert "(git repack, all into one;" in (c.home / "runtime" / "logs" / "store.log").read_text()
     assert set(commits) <= set(_all_commits(c))
     c.assert_healthy()
 
@@ -128,7 +146,8 @@ def test_the_parse_cache_is_bounded_and_keeps_what_was_used_last(initialized, mo
     now = time.time()
     for age, f in enumerate(files):  # files[0] least recently used
         os.utime(f, (now - 1000 + age, now - 1000 + age))
-    monkeypatch.setattr(maintain, "CACHE_BYTES", total // 2)
+    monkeypatch.setattr(tidy, "CACHE_FLOOR", 0)
+    monkeypatch.setattr(tidy, "cache_room", lambda home: total // 2)
     done = maintain.maintain(Home(c.home))
     assert any("evicted" in d for d in done)
     left = sorted(cache.iterdir())
@@ -170,4 +189,124 @@ def test_a_killed_pack_leaves_a_valid_repository(initialized):
         assert _objects(c) >= objects, msg
     _commits(c, 1, start=1000)
     c.run("finalize", "--quiet", "--pack")
+    c.assert_healthy()
+
+
+# --------------------------------------------------------------------------- pruning
+
+
+def _unreachable(c, text: str, age_s: float) -> str:
+    """A loose blob no ref reaches (a writer's lost race), its file `age_s` old."""
+    sha = subprocess.run(["git", "-C", str(c.home / "memory"), "hash-object", "-w", "--stdin"], input=text,
+                         capture_output=True, text=True, check=True).stdout.strip()
+    path = c.home / "memory" / ".git" / "objects" / sha[:2] / sha[2:]
+    os.utime(path, (time.time() - age_s, time.time() - age_s))
+    return sha
+
+
+def test_the_full_repack_prunes_old_unreachable_objects_and_keeps_young_ones(initialized):
+    c = initialized
+    _commits(c, 3)
+    home = Home(c.home)
+    old, young = _unreachable(c, "lost long ago\n", 3 * 86400), _unreachable(c, "written a moment ago\n", 5)
+    reachable = _objects(c) - {old, young}
+    done = maintain.maintain(home, force=True)
+    assert "all into one" in done[0], done
+    objects = _objects(c)
+    assert old not in objects  # past the grace period: pruned
+    assert young in objects  # a writer may be about to point a branch at it
+    assert objects >= reachable
+    c.assert_healthy()
+    _commits(c, 1, start=50)
+    c.assert_healthy()
+
+
+def test_no_pruning_while_a_writer_holds_the_memory_lock(initialized):
+    c = initialized
+    _commits(c, 3)
+    home = Home(c.home)
+    old = _unreachable(c, "lost long ago\n", 3 * 86400)
+    with queued_lock(str(home.lock), 5):  # a writer between its first object and its ref
+        maintain.maintain(home, force=True)
+        assert old in _objects(c)
+        assert maintain.loose_count(home) == 1  # the rest packed all the same, without pruning
+    maintain.maintain(home, force=True)
+    assert old not in _objects(c)
+    c.assert_healthy()
+
+
+# --------------------------------------------------------------------------- the runtime folder
+
+
+def test_the_parse_cache_room_is_what_the_repository_leaves(initialized, monkeypatch):
+    c = initialized
+    _commits(c, 4)
+    home = Home(c.home)
+    cache = c.home / "runtime" / "cache" / "parsed"
+    filler = cache / "learnings-0000000000000000000000000000000000000000.json"
+    filler.write_bytes(b"{}" + b" " * (4 * tidy.disk_usage(str(home.memory))[0]))  # a cache far past the repository
+    monkeypatch.setattr(tidy, "CACHE_FLOOR", 0)
+    maintain.maintain(home)
+    assert not filler.exists()
+    runtime, repo = tidy.disk_usage(str(home.runtime))[0], tidy.disk_usage(str(home.memory))[0]
+    assert runtime <= repo, (runtime, repo)
+    assert c.json("show", "learnings", "--at", "main")["learnings"]  # and reads parse again what went
+    c.assert_healthy()
+
+
+def test_logs_are_rotated_and_keep_one_generation(initialized):
+    c = initialized
+    home = Home(c.home)
+    log = home.logs / "store.log"
+    home.logs.mkdir(parents=True, exist_ok=True)
+    for generation in (b"first\n", b"second\n"):
+        log.write_bytes(generation * (tidy.LOG_BYTES // len(generation) + 10))
+        done = tidy.tidy(home)
+        assert any("rotated runtime/logs/store.log" in d for d in done), done
+        assert not log.exists() and (home.logs / "store.log.1").read_bytes().startswith(generation)
+    assert sorted(p.name for p in home.logs.iterdir()) == ["store.log.1"]  # the older one went
+    log.write_bytes(b"small\n")
+    assert tidy.tidy(home) == [] or not any("rotated" in d for d in tidy.tidy(home))
+    assert log.read_bytes() == b"small\n"
+
+
+def test_import_indexes_unused_for_a_month_go_and_held_locks_stay(initialized):
+    import fcntl
+
+    c = initialized
+    home = Home(c.home)
+    cache = c.home / "runtime" / "cache"
+    old, new, busy = "spatial-00000000000000aa", "spatial-00000000000000bb", "spatial-00000000000000cc"
+    month = time.time() - (tidy.SPATIAL_DAYS + 1) * 86400
+    for stem in (old, new, busy):
+        for suffix in (".build", ".build.lock", "-py.rev"):
+            (cache / (stem + suffix)).write_text("x\n")
+            if stem != new:
+                os.utime(cache / (stem + suffix), (month, month))
+    fd = os.open(cache / (busy + ".build.lock"), os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # a builder at work
+        tidy.tidy(home)
+    finally:
+        os.close(fd)
+    left = {p.name for p in cache.iterdir() if p.name.startswith("spatial-")}
+    assert not {n for n in left if n.startswith(old)}
+    assert {new + s for s in (".build", ".build.lock", "-py.rev")} <= left
+    assert busy + ".build" in left and busy + ".build.lock" in left and busy + "-py.rev" not in left
+
+
+def test_an_old_unreachable_object_already_in_a_pack_is_pruned_too(initialized):
+    c = initialized
+    _commits(c, 2)
+    home = Home(c.home)
+    old = _unreachable(c, "lost long ago, packed since\n", 3 * 86400)
+    memory = str(c.home / "memory")
+    subprocess.run(["git", "-C", memory, "pack-objects", "-q", ".git/objects/pack/pack"], input=old + "\n",
+                   capture_output=True, text=True, check=True)  # as an older full repack kept it
+    subprocess.run(["git", "-C", memory, "prune-packed"], check=True)
+    assert old in _objects(c) and not (c.home / "memory" / ".git" / "objects" / old[:2] / old[2:]).exists()
+    for p in (c.home / "memory" / ".git" / "objects" / "pack").iterdir():
+        os.utime(p, (time.time() - 3 * 86400, time.time() - 3 * 86400))  # packed three days ago
+    maintain.maintain(home, force=True)
+    assert old not in _objects(c)
     c.assert_healthy()

@@ -1,34 +1,35 @@
-"""Keeping memory's disk use bounded: packing objects, trimming reflogs, evicting the parse cache.
+"""Keeping memory's disk use bounded: packing objects, pruning, trimming reflogs, and the
+runtime folder's caches and logs (store/cache/tidy.py).
 
-Every commit adds a few loose objects (one file each, compressed but never delta'd);
-after years that is hundreds of thousands of files, many times what `git gc` reaches.
-This runs in the detached work after a session (`cogit finalize`), never in a hook and
-never in a writer's way:
+Every commit adds a few loose objects (one file each, a 4 KB disk block at least, never
+delta'd); left alone they take many times what `git gc --aggressive` reaches. This runs in
+the detached work after a session (`cogit finalize`), never in a hook and never in a
+writer's way:
 
 - It holds its own pack lock (two packers never overlap) and the pull lock
   (runtime/fetch.lock), both taken without waiting: when either is busy it does nothing
   this time. The pull lock matters because a refused pull takes back the object files
   it added, compared against a listing made before the fetch; a pack written in
   between would be taken back with them.
-- It never holds the memory lock while packing, so writers go on committing. Packing
-  is safe against them: a new pack is complete on disk before any loose object is
-  removed, only objects found in a pack are removed (git's prune-packed), and every
-  object, reachable or not, is kept (`--keep-unreachable`: an object a writer has
-  written but not yet pointed a branch at is not garbage). A kill at any point leaves
-  each object in a pack or loose or both, and `git fsck` passes.
-- Packing uses the `git` binary when it is on PATH (delta compression, as `git gc`),
-  with a clean environment and no user or system config; else dulwich (no deltas,
-  bigger, still one file per pack instead of one per object).
+- Past LOOSE_LIMIT loose objects they are rolled up into the small packs (geometric, see
+  store/git/pack.py); past PACK_LIMIT packs, or every FULL_EVERY roll-ups, everything goes
+  into one pack, with git's aggressive delta window, and unreachable objects older than
+  PRUNE_GRACE are pruned. The prune also takes the memory lock (without waiting): a writer
+  holds it from its first object to its ref, so no object of a write under way is ever
+  judged unreachable, and the grace period covers anything else (a pull is excluded by its
+  lock). It never holds the memory lock while packing, so writers go on committing; a new
+  pack is complete before any loose object it holds is removed, and a kill at any point
+  leaves each object in a pack or loose or both, and `git fsck` passes.
+- Packing uses the `git` binary when it is on PATH, with a clean environment and no user
+  or system config; else dulwich (no deltas, bigger, still one file per pack instead of
+  one per object, nothing pruned).
 - Reflogs keep their last REFLOG_KEEP entries; trimming takes the memory lock for the
   few milliseconds of a rename, and only if it is free.
-- runtime/cache/parsed keeps at most CACHE_BYTES of disk blocks: the least recently
-  used documents go first (store/state/loader.py touches a file when it reads it).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 from cogit.errors import Locked
@@ -36,11 +37,11 @@ from cogit.locking import LockTimeout, file_lock, queued_lock
 from cogit.paths import Home
 from cogit.store.write.notes import log_note
 
-LOOSE_LIMIT = 1000  # loose objects that trigger packing them (git's gc.auto: 6700)
-PACK_LIMIT = 8  # packs that trigger folding them into one (git's gc.autoPackLimit: 50)
+LOOSE_LIMIT = 32  # loose objects that trigger rolling them into a pack (a few sessions' writes)
+PACK_LIMIT = 10  # packs that trigger folding them all into one (geometric roll-ups keep them few)
+FULL_EVERY = 64  # roll-ups between two full repacks (they also prune), counted in runtime/pack.json
+PRUNE_GRACE = "1.day.ago"  # unreachable objects younger than this are kept (git's approxidate)
 REFLOG_KEEP = 1000  # entries kept per reflog once it has twice as many
-CACHE_BYTES = 32 * 1024 * 1024  # runtime/cache/parsed; evicted down to 3/4 of it
-PACK_TIMEOUT = 600.0  # seconds a `git repack` may take before it is given up (and retried next time)
 
 
 def objects_dir(home: Home) -> Path:
@@ -71,10 +72,9 @@ def pack_count(home: Home) -> int:
 
 
 def maintain(home: Home, force: bool = False) -> list[str]:
-    """Pack, trim and evict where a limit is passed (everything when `force`); what it did.
-
-    Never raises for a busy lock or a failed pack: this is housekeeping, and the next
-    session's run tries again."""
+    """Pack, prune, trim and evict where a limit is passed (packing everything when `force`);
+    what it did. Never raises for a busy lock or a failed pack: this is housekeeping, and
+    the next session's run tries again."""
     if not (home.memory / ".git").is_dir():
         return []
     done: list[str] = []
@@ -84,8 +84,10 @@ def maintain(home: Home, force: bool = False) -> list[str]:
     except LockTimeout:
         pass  # another packer or a pull is running: next time
     done += _trim_reflogs(home, force)
-    done += _evict_cache(home, CACHE_BYTES)
     done += _catch_up_history(home)
+    from cogit.store.cache import tidy
+
+    done += tidy.tidy(home)  # last: it sizes the parse cache by what the rest of runtime/ takes
     for line in done:
         log_note(home, line)
     return done
@@ -111,64 +113,55 @@ def _pack(home: Home, force: bool) -> list[str]:
     loose, packs = loose_count(home), pack_count(home)
     if not (force or packs >= PACK_LIMIT or loose >= LOOSE_LIMIT):
         return []
-    full = force or packs + 1 >= PACK_LIMIT  # one more pack would reach the limit: fold them all
     from cogit.programs import which
+    from cogit.store.git import pack
 
+    counter = home.runtime / "pack.json"
+    rolls = _read_count(counter)
+    whole = force or packs + 1 >= PACK_LIMIT or rolls + 1 >= FULL_EVERY  # one more would reach the limit
     git_bin = which("git")  # never a git from the agent's folder
-    if git_bin:
-        ok = _git_repack(git_bin, home, full)
-        if ok and not full and loose_count(home) >= LOOSE_LIMIT:
-            full = True  # the loose objects left are unreachable: only a full repack packs them
-            ok = _git_repack(git_bin, home, full)
-        how = "git repack"
+    git_dir = home.memory / ".git"
+    if not git_bin:
+        ok, how = pack.dulwich_pack(home.memory, whole), "dulwich"
+    elif whole:
+        ok, how = _full_under_lock(home, git_bin, git_dir), "git repack, all into one"
     else:
-        ok = _dulwich_pack(home, full)
-        how = "dulwich"
+        ok, how = pack.roll_up(git_bin, git_dir), "git repack --geometric"
     if not ok:
         return [f"packing failed ({how}); objects stay as they were and packing is retried after the next session"]
-    return [f"packed {loose} loose objects{' and ' + str(packs) + ' packs into one' if full and packs else ''} "
-            f"({how}; now {loose_count(home)} loose, {pack_count(home)} packs)"]
+    _write_count(counter, 0 if whole else rolls + 1)
+    return [f"packed {loose} loose objects and {packs} packs ({how}; now {loose_count(home)} loose, "
+            f"{pack_count(home)} packs)"]
 
 
-def git_env() -> dict[str, str]:
-    """An environment for running git on memory: nothing from the caller's GIT_* variables
-    (git exports GIT_DIR to its hooks, and cogit runs inside them), no system or global
-    config (a user's `pack.*` or hooks settings have no say over memory)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-    from cogit.programs import clean_path_env
-
-    return clean_path_env(env)
-
-
-def _git_repack(git_bin: str, home: Home, full: bool) -> bool:
-    args = [git_bin, "--git-dir", str(home.memory / ".git"), "-c", "gc.auto=0", "-c", "core.hooksPath=" + os.devnull,
-            "repack", "-d", "-q", "--no-write-bitmap-index"]
-    if full:
-        args += ["-a", "--keep-unreachable"]
-    try:
-        proc = subprocess.run(args, env=git_env(), cwd=str(home.memory / ".git"), stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=PACK_TIMEOUT)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0
-
-
-def _dulwich_pack(home: Home, full: bool) -> bool:
-    from cogit.store.git import repo as git
-    from cogit.store.git import objects as git_objects
+def _full_under_lock(home: Home, git_bin: str, git_dir: Path) -> bool:
+    """The full repack and prune, under the memory lock (taken without waiting: a writer at
+    work means next time). Writers wait for it: on memory's sizes it takes under a second."""
+    from cogit.store.git import pack
+    from cogit.store.write.transact import memory_lock
 
     try:
-        repo = git.open_repo(home.memory)
-    except Exception:
-        return False
+        with memory_lock(home, timeout=0):
+            return pack.full(git_bin, git_dir, PRUNE_GRACE)
+    except Locked:
+        return pack.roll_up(git_bin, git_dir)  # a writer is busy: pack without pruning, prune next time
+
+
+def _read_count(path: Path) -> int:
     try:
-        git_objects.pack_objects(repo, full)
-        return True
-    except Exception:
-        return False
-    finally:
-        repo.close()
+        n = int(path.read_text("utf-8").strip() or 0)
+    except (OSError, ValueError):
+        return 0
+    return n if 0 <= n < 1_000_000 else 0
+
+
+def _write_count(path: Path, n: int) -> None:
+    try:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(f"{n}\n", "utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 # --------------------------------------------------------------------------- reflogs
@@ -207,38 +200,3 @@ def _trim_reflogs(home: Home, force: bool) -> list[str]:
     except Locked:
         pass
     return out
-
-
-# --------------------------------------------------------------------------- parse cache
-
-
-def _evict_cache(home: Home, limit: int) -> list[str]:
-    folder = home.runtime / "cache" / "parsed"
-    entries = []
-    total = 0
-    try:
-        with os.scandir(folder) as it:
-            for e in it:
-                try:
-                    st = e.stat()
-                except OSError:
-                    continue
-                size = getattr(st, "st_blocks", 0) * 512 or st.st_size  # the disk it takes, as du counts
-                entries.append((st.st_mtime, size, e.path))
-                total += size
-    except OSError:
-        return []
-    if total <= limit:
-        return []
-    entries.sort()  # least recently used first (loader touches what it reads)
-    goal, removed, before = limit * 3 // 4, 0, total
-    for _, size, path in entries:
-        if total <= goal:
-            break
-        try:
-            os.unlink(path)
-        except OSError:
-            continue
-        total -= size
-        removed += 1
-    return [f"evicted {removed} parsed documents from runtime/cache/parsed ({before} -> {total} bytes)"]

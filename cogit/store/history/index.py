@@ -13,7 +13,7 @@ Files in runtime/cache/ (caches: deleting them only costs speed):
   offset/length place the commit's record in history.dat, and keys is the JSON list
   of the item keys the commit changed (what `why` looks for, without reading records).
 - history.dat: one JSON record per commit: its author, author time, summary, body,
-  trailers (what log and why print), and its item changes against its first parent.
+  trailers, item changes against its first parent; each compressed (history/records.py).
 - recent/<branch>.json: per branch, its head and its newest commits (the first
   RECENT of `git.walk`'s order) as entries, so `log -n 20` reads one small file.
 
@@ -30,8 +30,9 @@ import os
 import time
 
 from cogit.heads import ref_head
+from cogit.store.history import records
 
-HEADER = "cogit-history-index 2\n"
+HEADER = f"cogit-history-index {records.FORMAT}\n"
 MAX_INDEX = 256 * 1024 * 1024  # bytes of history.idx read at most (100,000 commits take ~15 MB)
 MAX_RECORD = 16 * 1024 * 1024  # one commit's record
 MAX_RECENT = 8 * 1024 * 1024  # one branch's recent file
@@ -194,7 +195,7 @@ class Index:
             if self._dat is None:
                 self._dat = open(self.dat_path, "rb")
             self._dat.seek(row[2])
-            rec = json.loads(self._dat.read(row[3]))
+            rec = records.unpack(self._dat.read(row[3]), MAX_RECORD)
         except (OSError, ValueError):
             raise Stale(sha) from None
         if not isinstance(rec, dict) or rec.get("sha") != sha:
@@ -246,7 +247,7 @@ class Index:
                 offset = os.fstat(dat).st_size
                 blobs, lines = [], []
                 for sha, ctime, parents, rec in found:
-                    blob = json.dumps(rec, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+                    blob = records.pack(rec)
                     keys = json.dumps(list(dict.fromkeys(c[2] for c in rec["changes"])), ensure_ascii=False)
                     lines.append(f"{sha} {ctime} {','.join(parents) or '-'} {offset} {len(blob)} {keys}\t\n")
                     self.rows[sha] = (ctime, list(parents), offset, len(blob), keys)
