@@ -4,9 +4,10 @@ Figures:
 * `log --event init -n 20` (the event of the very first commit: the rarest, oldest one)
   at the middle and the big home against `git log --grep=init -n 20` on the same
   repository, fresh runtime folder (no recent file, no index) in every run. Target 2x.
-* The first `why ID` on a fresh clone (`git clone --no-local` of the home's repository
-  into a new home: no runtime folder at all) against the warm `why` (index built), at the
-  middle home: time ratio (target 10x) and peak RSS (target 100 MB, through GNU time).
+* The first `why ID`, `log --item ID`, `search --history` and `report` on a fresh clone
+  (`git clone --no-local` of the home's repository into a new home: no runtime folder at
+  all) against the warm one (what the first left behind), at the middle home: time ratio
+  (target 10x) and peak RSS (target 100 MB, through GNU time).
 * `cogit clone` of the middle home against `git clone --no-local` of its repository, in
   CPU (user + system of the process and its children). Target 3x.
 
@@ -70,26 +71,31 @@ def figures(homes: dict[int, Path], quick: bool) -> list[dict]:
                               note="git does the walk (rev-list --grep next to rev-list --parents, then cat-file "
                                    "of the hits); what is left is Python's start-up and cogit's imports"))
 
-        # the first why on a fresh clone, against the warm one
+        # the first history query on a fresh clone, against the warm one (and its peak RSS)
         m = t.manifest(homes[mid])
         item = m["old_item"]
         clone = _fresh_clone(homes[mid], work / "clone")
         env = t.clean_env(clone)
-        peak = t.peak_kib([*cogit, "why", item], env)  # the first run: builds the item index
-        shutil.rmtree(clone / "runtime", ignore_errors=True)
-        first, _ = t.run([*cogit, "why", item], env)
-        warm = t.measure({"warm why": ([*cogit, "why", item], env)}, runs, warmup)
-        rows.append(t.row(f"first `why ID` on a fresh clone of {mid:,} commits vs the warm `why`", first,
-                          t.med(warm["warm why"]), 10,
-                          method="one cold run (no runtime folder: the item index is built), then the warm runs: "
-                                 + t.method(warm, ["warm why"], warmup),
-                          note="the cold run diffs every commit once (commit_changes: the YAML of each changed "
-                               "file read and compared); see the profile in docs/benchmarks.md"))
-        if peak is not None:
-            mb = peak / 1024
-            rows.append({"figure": f"peak RSS of the first `why ID` on a fresh clone of {mid:,} commits (MB)",
-                         "cogit": round(mb, 1), "reference": None, "ratio": None, "target": "<= 100 MB",
-                         "met": mb <= 100, "method": "GNU time's maximum resident set size of the cogit process"})
+        queries = [("why ID", ["why", item]), ("log --item ID", ["log", "--item", item]),
+                   ("search --history", ["search", "--history", "lesson 42"]),
+                   ("report", ["report", "--out", str(work / "report.html")])]
+        for name, args in queries:
+            shutil.rmtree(clone / "runtime", ignore_errors=True)
+            peak = t.peak_kib([*cogit, *args], env)  # a first run: no runtime folder
+            shutil.rmtree(clone / "runtime", ignore_errors=True)
+            first, _ = t.run([*cogit, *args], env)
+            warm = t.measure({f"warm {name}": ([*cogit, *args], env)}, runs, warmup)
+            rows.append(t.row(f"first `{name}` on a fresh clone of {mid:,} commits vs the warm one", first,
+                              t.med(warm[f"warm {name}"]), 10,
+                              method="one cold run (no runtime folder), then the warm runs: "
+                                     + t.method(warm, [f"warm {name}"], warmup),
+                              note="why / log --item: one item's history read through git (history/itemwalk.py); "
+                                   "see docs/benchmarks.md"))
+            if peak is not None:
+                mb = peak / 1024
+                rows.append({"figure": f"peak RSS of the first `{name}` on a fresh clone of {mid:,} commits (MB)",
+                             "cogit": round(mb, 1), "reference": None, "ratio": None, "target": "<= 100 MB",
+                             "met": mb <= 100, "method": "GNU time's maximum resident set size of the cogit process"})
 
         # cogit clone against git clone --no-local, CPU
         src = homes[small if quick else mid]

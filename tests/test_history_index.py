@@ -1,5 +1,6 @@
 """The history index answers `why`, `log --item`, `log -n N` and `log --event` byte for
-byte as the full walk does, without dulwich, and never wrongly when it is behind or damaged.
+byte as the full walk does, without dulwich, and never wrongly when it is behind or damaged;
+so does the one-item walk through git (history/itemwalk.py) on a fresh clone.
 
 The reference is the old code path run in-process: every scope read through dulwich,
 every commit of the walk diffed (`commit_changes`), each entry read from its commit. The
@@ -58,6 +59,7 @@ def reference(monkeypatch, capsys, home: Path, args: list[str]) -> str:
     with monkeypatch.context() as m:
         m.setenv("COGIT_HOME", str(home))
         m.setattr(history, "ItemIndex", FullWalk)
+        m.setattr(history, "_from_git", lambda *a: None)
         m.setattr(history, "refresh_recent", lambda home: None)
         m.setattr(history_index, "log", stale)
         m.setattr(history_index, "why", stale)
@@ -249,3 +251,45 @@ def _swap_offsets(data: bytes) -> bytes:
     a[3:5], b[3:5] = b[3:5], a[3:5]
     lines[1], lines[2] = b" ".join(a), b" ".join(b)
     return b"\n".join([head, *lines])
+
+
+def test_a_fresh_clone_answers_one_item_through_git_byte_for_byte(synced, tmp_path, monkeypatch, capsys):
+    """No runtime folder: `why ID` / `log --item ID` read that item's history through git
+    (history/itemwalk.py) and build no index; the answers are the full walk's, on merges,
+    scopes, caps, revert, forget, hand commits, a layout only ruamel reads, and escapes."""
+    b = synced
+    b.run("add", "learning", "a path C:\\tmp\\x with backslashes")
+    learnings = b.home / "memory" / "learnings.yaml"
+    text = learnings.read_text()
+    first = text.split("- id: ", 1)[1].split("\n", 1)[0]
+    escaped = '"' + first[:2] + "".join(f"\\x{ord(ch):02x}" for ch in first[2:]) + '"'  # the same id, spelled otherwise
+    text = text.replace("items:\n", "items:  # a person's comment\n", 1).replace(f"- id: {first}\n", f"- id: {escaped}\n", 1)
+    learnings.write_text(text)  # refused by the canonical reader: ruamel reads it
+    b.git("commit", "-q", "-am", "A comment by hand")
+    b.run("add", "learning", "after the hand comment")
+    fresh = Cogit(tmp_path / "fresh")
+    fresh.home.mkdir()
+    subprocess.run(["git", "clone", "-q", "--no-local", str(b.home / "memory"), str(fresh.home / "memory")], check=True,
+                   capture_output=True)
+    for branch in gitstore.branches(gitstore.open_repo(b.home / "memory")):  # every scope, as on the machine
+        if branch != "main":
+            fresh.git("branch", "-q", branch, f"origin/{branch}")
+    ids = ids_of(fresh.home)
+    from cogit.store.history import itemwalk
+
+    usable = [i for i in ids if itemwalk.usable_id(i)]
+    assert len(usable) >= 10 and {"focus"} <= set(ids) - set(usable)  # a section's key takes the index
+    commands = item_commands(usable + ["l-000000"])
+    expected = {tuple(a): reference(monkeypatch, capsys, fresh.home, a) for a in commands}
+    idx = fresh.home / "runtime" / "cache" / "history.idx"
+    for args in commands:  # (in-process: the walk through git is taken from 1,000 commits on)
+        with monkeypatch.context() as m:
+            m.setenv("COGIT_HOME", str(fresh.home))
+            m.setattr(itemwalk, "LAZY_MIN", 0)
+            capsys.readouterr()
+            assert main(args) == 0
+            assert capsys.readouterr().out == expected[tuple(args)], args
+        assert not idx.exists() or idx.stat().st_size <= len(history_index.HEADER), args  # no index was built
+    for args in item_commands([i for i in ids if i not in usable]):  # then the index, as before
+        assert run(fresh, args) == reference(monkeypatch, capsys, fresh.home, args), args
+    assert idx.stat().st_size > len(history_index.HEADER)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import heapq
 import json
+import os
 from dataclasses import dataclass
 
 from cogit.errors import CogitError, Conflict, RevisionNotFound
@@ -44,9 +45,10 @@ def commit_changes(repo, sha: str, parent: str | None = None, only_id: str | Non
         names = [n for n in sorted(set(old_blobs) | set(new_blobs))
                  if old_blobs.get(n) != new_blobs.get(n) and section_of_file(n) is not None]
         if only_id is not None:
-            # Cheap pre-check: only commits whose changed files mention the id are parsed.
+            # Cheap pre-check: only commits whose changed files mention the id are parsed
+            # (or could spell it otherwise: a YAML escape like "l-\x61bc", or UTF-16).
             token = only_id.encode()
-            if not any(token in git.blob(repo, b[n]) for n in names for b in (old_blobs, new_blobs) if n in b):
+            if not any(_may_hold(git.blob(repo, b[n]), token) for n in names for b in (old_blobs, new_blobs) if n in b):
                 return []
         if not names:
             return []
@@ -56,6 +58,10 @@ def commit_changes(repo, sha: str, parent: str | None = None, only_id: str | Non
     if only_id is not None:
         changes = [c for c in changes if c.key == only_id]
     return changes
+
+
+def _may_hold(data: bytes, token: bytes) -> bool:
+    return token in data or b"\\" in data or b"\x00" in data
 
 
 _DOCS: dict[str, dict] = {}  # blob id -> plain document, for the diffs of one walk
@@ -210,7 +216,10 @@ def log(
         cutoff = parse_since(since) if since else None
         out = []
         index = None
-        if item:
+        found = _from_git(home, repo, git.head(repo, branch), item) if item else None
+        if found is not None:
+            entries = (e for e, _ in found)
+        elif item:
             index = ItemIndex(home, repo)
             needle = json.dumps(item, ensure_ascii=False)
             entries = (index.entry(sha) for sha in index.walk(git.head(repo, branch)) if index.changes(sha, item, needle))
@@ -241,9 +250,27 @@ def log(
         repo.close()
 
 
+def _from_git(home: Home, repo, head: str | None, item_id: str):
+    """(entry, changes) of the commits that changed `item_id`, read by git for this one
+    item (history/itemwalk.py) while the item index is empty, or None: the index is built."""
+    try:
+        if not head or os.path.getsize(home.runtime / "cache" / "history.idx") > len(hx.HEADER):
+            return None
+    except OSError:
+        pass  # no index at all
+    from cogit.store.history import itemwalk
+
+    found = itemwalk.item_history(str(home.memory / ".git"), head, item_id, lambda: open_existing(home),
+                                  lambda repo, sha: commit_changes(repo, sha, None, only_id=item_id))
+    return None if found is None else [(gitlog.raw_entry(raw, Entry), changes) for raw, changes in found]
+
+
 def why(home: Home, item_id: str, branch: str = git.MAIN) -> list[tuple[Entry, list[ItemChange]]]:
     repo = open_existing(home)
     try:
+        found = _from_git(home, repo, git.head(repo, branch), item_id)
+        if found is not None:
+            return found
         out = []
         index = ItemIndex(home, repo)
         needle = json.dumps(item_id, ensure_ascii=False)
