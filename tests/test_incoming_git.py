@@ -145,3 +145,5 @@ def test_a_clone_caches_only_the_tips_documents(home, tmp_path):
     parsed = list((fresh.home / "runtime" / "cache" / "parsed").glob("*.json"))
     assert 0 < len(parsed) <= len(STATE_FILES)
     assert len(fresh.json("show", "learnings")["learnings"]) == 15
+    # and git's walks (`log --event`) read a commit-graph instead of parsing every commit
+    assert (fresh.home / "memory" / ".git" / "objects" / "info" / "commit-graph").is_file()
