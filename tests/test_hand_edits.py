@@ -95,7 +95,7 @@ def _editor(tmp_path, script: str) -> str:
 
 def test_edit_with_editor(initialized, tmp_path):
     c = initialized
-    editor = _editor(tmp_path, "import sys\np=sys.argv[1]\nt=open(p).read()\nopen(p,'w').write(t.replace(\"current: ''\", 'current: edited focus  # why'))\n")
+    editor = _editor(tmp_path, "import sys\np=sys.argv[1]\nt=open(p).read()\nopen(p,'w').write(t.replace('current: \"\"', 'current: edited focus  # why'))\n")
     out = c.run("edit", "focus", env={"EDITOR": editor, "VISUAL": ""}).out
     assert "Hand edit of focus.yaml" in out
     assert c.json("show", "focus")["focus"]["current"] == "edited focus"

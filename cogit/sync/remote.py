@@ -307,6 +307,9 @@ def clone(home: Home, url: str, cwd: str, name: str = "origin", timeout: float =
         report = SyncReport(name, url, transport=via)
         if heads:
             report.pulled = integrate(home, name, heads, note, progress)
+            from cogit.store.git import plumbing
+
+            plumbing.write_commit_graph(str(home.memory / ".git"))  # for the walks of git: `log --event`
             return report
     except BaseException:
         # Nothing half-made stays behind: a failed clone changes nothing locally.

@@ -30,7 +30,9 @@ from dulwich.repo import Repo  # noqa: E402
 
 from cogit.errors import Conflict, InvalidState, NotInitialized, RevisionNotFound, UsageError  # noqa: E402
 
+from . import shape  # noqa: E402
 from .object_sizes import object_header  # noqa: E402
+from .shape import MAX_COMMIT_BYTES, MAX_TREE_BYTES  # noqa: E402,F401  (one bound for both readers)
 
 MAIN = "main"
 FILE_MODE = 0o100644
@@ -107,6 +109,11 @@ def head(repo: Repo, branch: str = MAIN) -> str | None:
         return None
 
 
+def git_dir(repo: Repo) -> str:
+    """The repository's git folder (for the `git` binary: store/git/plumbing.py)."""
+    return repo.controldir()
+
+
 def branches(repo: Repo) -> list[str]:
     return sorted(k.decode() for k in repo.refs.keys(base=b"refs/heads/"))
 
@@ -138,9 +145,6 @@ def blob_ids(repo: Repo, sha: str | None) -> dict[str, str]:
     return {e.path.decode(): e.sha.decode() for e in tree.items() if stat.S_ISREG(e.mode)}
 
 
-MAX_TREE_BYTES = 4096  # a memory tree is nine short entries; anything far larger is not memory
-
-
 def tree_problems(repo: Repo, sha: str, allowed: frozenset[str], max_bytes: int, checked: set | None = None) -> list[str]:
     """Why a commit's tree is more than memory: every entry that is not one of `allowed`
     as a regular blob of at most `max_bytes`. Empty when the tree is memory.
@@ -148,6 +152,7 @@ def tree_problems(repo: Repo, sha: str, allowed: frozenset[str], max_bytes: int,
     Pulled trees are data, never paths: a name like `../x` or `.git/config`, a symlink,
     a subtree, a gitlink or a huge blob is refused before anything is written.
     `checked` (tree and blob ids already found good) spares work across many commits.
+    The rules are shape.py's (also proven through git there).
     """
     checked = set() if checked is None else checked
     tree_id = commits(repo)[sha.encode()].tree
@@ -159,23 +164,14 @@ def tree_problems(repo: Repo, sha: str, allowed: frozenset[str], max_bytes: int,
     problems = []
     for entry in repo[tree_id].items():
         name = entry.path.decode("utf-8", "replace")
-        shown = repr(name) if not name.isprintable() or len(name) > 80 else f"'{name}'"
-        if len(shown) > 90:
-            shown = shown[:80] + "…'"
-        if name not in allowed:
-            problems.append(f"entry {shown} is not a memory file (memory holds only {', '.join(sorted(allowed))})")
-        elif not stat.S_ISREG(entry.mode):
-            what = "symlink" if stat.S_ISLNK(entry.mode) else "folder" if stat.S_ISDIR(entry.mode) else (
-                "submodule (gitlink)" if entry.mode == 0o160000 else f"mode {entry.mode:o}")
-            problems.append(f"entry {shown} is a {what}, not a regular file")
-        elif entry.sha not in checked:
+        problem = shape.entry_problem(name, entry.mode, allowed)
+        if problem is None and entry.sha not in checked:
             kind, size = object_header(repo, entry.sha)  # its size from the header: none of it is read
-            if kind != Blob.type_num:
-                problems.append(f"entry {shown} is not a blob")
-            elif size > max_bytes:
-                problems.append(f"entry {shown} is {size} bytes, over the {max_bytes}-byte limit of a state file")
-            else:
+            problem = shape.blob_problem(name, kind == Blob.type_num, size, max_bytes)
+            if problem is None:
                 checked.add(entry.sha)
+        if problem:
+            problems.append(problem)
     if not problems:
         checked.add(tree_id)
     return problems
@@ -305,18 +301,9 @@ def info(repo: Repo, sha: str) -> CommitInfo:
 
 
 def commit_problems(repo: Repo, sha: str) -> list[str]:
-    """What `git fsck` would refuse in a commit's message and identities (a pulled commit
-    with one would make memory fail fsck, and a checking remote refuse every later push)."""
+    """What `git fsck` would refuse in a commit's message and identities (shape.py)."""
     c = repo[sha.encode()]
-    problems = []
-    if b"\x00" in c.message:
-        problems.append("its message holds a NUL byte")
-    for what, ident in (("author", c.author), ("committer", c.committer)):
-        name, lt, rest = ident.partition(b"<")
-        if not lt or not rest.endswith(b">") or b"<" in rest or b">" in rest[:-1] or not name.endswith(b" ") \
-                or any(ch < 32 for ch in ident):
-            problems.append(f"its {what} is not 'Name <email>'")
-    return problems
+    return shape.ident_problems(c.message, c.author, c.committer)
 
 
 def walk(repo: Repo, sha: str | None, max_entries: int | None = None):
@@ -442,7 +429,6 @@ def is_ancestor(repo: Repo, ancestor: str, descendant: str) -> bool:
     return ancestor == descendant or ancestor.encode() in _lcas(repo, ancestor.encode(), descendant.encode())
 
 
-MAX_COMMIT_BYTES = 1 << 20  # a memory commit is a subject, a list of changes and trailers: a few KB
 # No object of memory is larger (state files: yamlio.MAX_BYTES, trees: MAX_TREE_BYTES): a fetch
 # refuses any bigger one before it is read (sync/packscan.py, and git's core.bigFileThreshold).
 MAX_OBJECT_BYTES = MAX_COMMIT_BYTES
