@@ -311,15 +311,9 @@ def no_rules(home: Home) -> bool:
 
 
 def rules(home: Home, as_json: bool, out=echo) -> None:
-    if no_rules(home):
-        rows = []
-    else:
-        from cogit.learn.rule_listing import listing
-        from cogit.store import scoped
+    from cogit import quickrules  # with rules: their ledgers from the history index, else the store
 
-        here = scoped.folder_project(home, os.getcwd())
-        rows = listing(home, [here.branch, "main"] if here else None)
-    print_rules(rows, as_json, out)
+    print_rules([] if no_rules(home) else quickrules.rows(home, os.getcwd()), as_json, out)
 
 
 def print_rules(rows: list, as_json: bool, out=echo) -> None:

@@ -4,6 +4,8 @@ entry.py asks cogit.quickcli first; it answers a few plain shapes of status, sho
 why and add and gives everything else to click. Each shape runs here both ways, the quick
 path (`python -m cogit`, as users run it) and the click path (cogit.cli.main), against the
 same memory: same stdout, stderr and exit code. The quick path imports no click at all.
+The plain `rules` with learned rules (their ledgers from the history index, cogit/quickrules.py)
+is compared after each kind of evidence at the end.
 """
 
 from __future__ import annotations
@@ -150,7 +152,7 @@ def project_dir(tmp_path, git_env):  # noqa: F811
 @requires_git
 def test_plain_diff_and_rules_match_the_full_path_after_each_kind_of_change(memory, project_dir):
     """The quick `diff` reads the last commit's changes from the history index, the quick
-    `rules` the snapshots (when no scope has a rule); click's commands read the store. After
+    `rules` the snapshots and the index's records (the ledgers); click's commands read the store. After
     each change both print the same, in a plain folder and in a project's (labelled), and
     once the index holds the heads the quick path imports neither click nor dulwich."""
     memory.run("why", "l-000000")  # the history index, as any `why` leaves it
@@ -176,13 +178,9 @@ def test_plain_diff_and_rules_match_the_full_path_after_each_kind_of_change(memo
                     assert quick.out
                 imported = _imports_at(memory, cwd, *args)
                 assert "click" not in imported
-                has_rules = step in ("rule", "evidence")
-                if args[0] == "diff" or not has_rules:
-                    assert "dulwich" not in imported, (step, args, cwd)
-                    fast += 1
-                else:
-                    assert "dulwich" in imported, (step, args, "rules with a ledger: the full path")
-    assert fast == 2 * 2 * len(steps) + 2 * 2 * (len(steps) - 2)
+                assert "dulwich" not in imported, (step, args, cwd)  # rules with a ledger too: cogit/quickrules.py
+                fast += 1
+    assert fast == 2 * 2 * 2 * len(steps)
     memory.assert_healthy()
 
 
@@ -218,3 +216,78 @@ def test_the_cold_add_and_diff_import_only_what_they_use(memory):
     for args in (["diff"], ["why", lid]):
         imported = _modules(memory, *args)
         assert not imported & {"click", "dulwich", "dataclasses", "inspect", "typing"}, (args, imported)
+
+
+@pytest.fixture
+def learned(initialized, project_dir, monkeypatch):
+    """Memory whose rules have a ledger, made through the hooks and finalize."""
+    monkeypatch.setenv("COGIT_WITHHOLD_SEED", "3")
+    initialized.run("add", "learning", "This project builds with make", "--project", ".", cwd=project_dir)
+    return initialized
+
+
+def _rules_both_ways(c, cwd, step):
+    """The quick `rules` prints what click's full path prints; once it has run (the full
+    path indexes the heads), it reads the ledgers from the index: no click, no dulwich."""
+    for args in (["rules"], ["rules", "--json"]):
+        slow = _click_at(c, cwd, *args)
+        for _ in range(2):
+            quick = c.run(*args, cwd=cwd, check=False)
+            assert (quick.returncode, quick.out, quick.err) == (slow.returncode, slow.stdout, slow.stderr), (step, args, cwd)
+        imported = _imports_at(c, cwd, *args)
+        assert not imported & {"click", "dulwich"}, (step, args, cwd)
+    return json.loads(slow.stdout)
+
+
+@requires_git
+def test_plain_rules_with_a_ledger_match_the_full_path(learned, project_dir):
+    from test_learning_loop import bash, loop, session
+    from test_rule_effect import _sids
+
+    c = learned
+    cfg = c.home / "memory" / "config.yaml"
+    cfg.write_text(cfg.read_text().replace("learning:\n", "learning:\n  withhold: 0.5\n", 1))
+    c.run("commit", "-m", "Withhold half the rules")
+    c.run("why", "l-000000")  # the history index, as any `why` leaves it
+    detect = lambda sid, **kw: session(c, sid, loop(sid), **kw)  # noqa: E731 - a loop on one error: a detection
+    steps = [
+        ("rule from a detection", lambda: detect("q1")),
+        ("person's rule", lambda: c.run("add", "rule", "Read the error before retrying", "--detector", "error_loop")),
+        ("suppression", lambda: session(c, "q2", [bash("q2", 1, cmd="python -m app --check")])),
+        ("detection", lambda: detect("q3")),
+        ("revert of a detection", lambda: c.run("revert", next(
+            e["sha"] for e in c.json("log", "--session", "q3") if e["trailers"]["Cogit-Event"] == "rule.detect"))),
+        ("project rule", lambda: c.run("add", "rule", "Build with make, not by hand", "--detector", "error_loop",
+                                       "--project", ".", cwd=project_dir)),
+        ("project session", lambda: detect("q4", cwd=str(project_dir))),
+    ]
+    for step, change in steps:
+        change()
+        for cwd in (c.home.parent, project_dir):
+            rows = _rules_both_ways(c, cwd, step)
+    rid = next(r["id"] for r in rows if r["detections"])
+    for sid in _sids(next(r["text"] for r in rows if r["id"] == rid), 0.5, True, 2):  # withheld sessions
+        session(c, sid, [bash(sid, 1, cmd="python -m app --check")])
+        rows = _rules_both_ways(c, c.home.parent, "withheld " + sid)
+    assert {r["scope"] for r in rows} >= {"global"} and any(r["suppressions"] for r in rows)
+    assert any(r.get("effect", {}).get("withheld", {}).get("sessions") for r in rows), rows
+    assert len(_rules_both_ways(c, project_dir, "project")) > len([r for r in rows if r["scope"] == "global"]) - 1
+
+    # caches deleted, then damaged: the full path answers (the same), never a wrong ledger
+    shutil.rmtree(c.home / "runtime" / "cache")
+    for cwd in (c.home.parent, project_dir):
+        slow = _click_at(c, cwd, "rules", "--json")
+        quick = c.run("rules", "--json", cwd=cwd)
+        assert (quick.out, quick.err) == (slow.stdout, slow.stderr)
+    c.run("why", "l-000000")  # the whole index again (a plain `rules` indexes only a few newest commits)
+    assert not _imports_at(c, c.home.parent, "rules") & {"click", "dulwich"}
+    dat = c.home / "runtime" / "cache" / "history.dat"
+    data = dat.read_bytes()
+    same_length = re.sub(rb'"Cogit-Rule":"r(u-[0-9a-f]{5})[0-9a-f]"', rb'"Cogit-Rule":["\1"]', data)  # a list, not a rule id
+    assert same_length != data and len(same_length) == len(data)
+    for damaged in (same_length, data.replace(b'"sha":"', b'"sha":"0')):  # ... and records that are not their commits
+        dat.write_bytes(damaged)
+        quick, slow = both(c, "rules", "--json")
+        assert (quick.returncode, quick.out, quick.err) == (slow.returncode, slow.stdout, slow.stderr)
+        assert json.loads(quick.out) == rows
+    c.assert_healthy()

@@ -25,11 +25,14 @@ from __future__ import annotations
 from cogit.domain import effect as arithmetic
 from cogit.learn import ledger_history
 from cogit.paths import Home
-from cogit.store.git import repo as git
+
+MAIN = "main"  # = store.git.repo.MAIN: this module imports no dulwich until it reads git (cogit/quickrules.py)
 
 
 def _scopes(repo) -> list[str]:
-    return [git.MAIN] + [b for b in git.branches(repo) if b.startswith("project/")]
+    from cogit.store.git import repo as git
+
+    return [MAIN] + [b for b in git.branches(repo) if b.startswith("project/")]
 
 
 def counts(entries: list) -> tuple[dict, dict, dict, bool]:
@@ -74,6 +77,7 @@ def rule_effects(home: Home, rule_ids: list[str] | None = None, branches: list[s
     """rule id -> its effect dict (the shape the module docstring names), for every rule in
     memory (or those of `rule_ids`, or of `branches`). Also "scope" (global or the project's
     branch) and "branch" (where the rule lives)."""
+    from cogit.store.git import repo as git
     from cogit.store.git.repo import open_existing
     from cogit.store.write.transact import load_state, main_config
 
@@ -81,21 +85,25 @@ def rule_effects(home: Home, rule_ids: list[str] | None = None, branches: list[s
     try:
         config = main_config(repo)
         scopes = _scopes(repo)
-        books: dict = {}
-        out = {}
-        for b in branches or scopes:
-            sha = git.head(repo, b)
-            if not sha:
-                continue
-            for rule in (load_state(repo, sha).get("rules") or {}).get("items") or []:
-                rid = rule.get("id")
-                if not rid or (rule_ids is not None and rid not in rule_ids):
-                    continue
-                out[rid] = dict(of_entries(entries_of(repo, rid, b, scopes, books), config),
-                                scope="global" if b == git.MAIN else b, branch=b)
-        return out
+        rules = [(b, (load_state(repo, sha).get("rules") or {}).get("items") or [])
+                 for b in branches or scopes for sha in [git.head(repo, b)] if sha]
+        return effects_from(rules, rule_ids, scopes, config, repo, {})
     finally:
         repo.close()
+
+
+def effects_from(rules: list, rule_ids, scopes: list[str], config, repo, books: dict) -> dict:
+    """`rule_effects` of the rules given as [(branch, items)]: each scope's ledger (with
+    controls) from `books`, read from `repo` when missing (the quick path fills it)."""
+    out = {}
+    for b, items in rules:
+        for rule in items:
+            rid = rule.get("id")
+            if not rid or (rule_ids is not None and rid not in rule_ids):
+                continue
+            out[rid] = dict(of_entries(entries_of(repo, rid, b, scopes, books), config),
+                            scope="global" if b == MAIN else b, branch=b)
+    return out
 
 
 def entries_of(repo, rule_id: str, branch: str, scopes: list[str], books: dict) -> list:
@@ -106,12 +114,12 @@ def entries_of(repo, rule_id: str, branch: str, scopes: list[str], books: dict) 
         return books[b]
 
     entries = list(book(branch).get(rule_id, []))
-    if branch == git.MAIN:
+    if branch == MAIN:
         for b in scopes[1:]:
             entries += book(b).get(rule_id, [])
         # The fold commits (their Cogit-Withheld-Rules) are on main, also for a project's rule.
-    elif git.MAIN in scopes:
-        entries += [e for e in book(git.MAIN).get(rule_id, []) if e.kind == "held"]
+    elif MAIN in scopes:
+        entries += [e for e in book(MAIN).get(rule_id, []) if e.kind == "held"]
     return sorted(entries, key=lambda e: e.time)
 
 

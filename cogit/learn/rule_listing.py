@@ -1,7 +1,10 @@
 """The rules as `cogit rules` lists and shows them: each rule's ledger across scopes, and
 its row (counts, recent evidence, state).
 
-Split from cogit/learn/rules.py (which creates rules and records their evidence).
+Split from cogit/learn/rules.py (which creates rules and records their evidence). The
+rows are made by `rows`, from the store here, or from the snapshots and the history
+index (cogit/quickrules.py, the plain `cogit rules` without dulwich): so both print the same.
+Nothing here imports dulwich until it reads git.
 """
 
 from __future__ import annotations
@@ -12,67 +15,70 @@ from cogit.domain import ledger
 from cogit.domain.times import now_iso
 from cogit.learn import ledger_history
 from cogit.paths import Home
-from cogit.store.git import repo as git
-from cogit.store.write.transact import main_config
+
+MAIN = "main"  # = store.git.repo.MAIN
 
 
 def _scopes(repo) -> list[str]:
-    return [git.MAIN] + [b for b in git.branches(repo) if b.startswith("project/")]
+    from cogit.store.git import repo as git
+
+    return [MAIN] + [b for b in git.branches(repo) if b.startswith("project/")]
 
 
-def entries_of(repo, rule_id: str, branch: str, books: dict) -> list:
+def entries_of(repo, rule_id: str, branch: str, books: dict, scopes: list[str] | None = None) -> list:
     """A rule's ledger: its branch's evidence, and for a global rule also what every project
-    recorded of it (each piece of evidence is in exactly one scope), oldest first."""
+    recorded of it (each piece of evidence is in exactly one scope), oldest first. `books`:
+    each scope's ledger, read from `repo` when missing (`scopes`: every scope, if known)."""
     def book(b):
         if b not in books:
             books[b] = ledger_history.read(repo, b)
         return books[b]
 
     entries = [_labelled(e, branch) for e in book(branch).get(rule_id, [])]
-    if branch == git.MAIN:
-        for b in _scopes(repo)[1:]:
+    if branch == MAIN:
+        for b in (_scopes(repo) if scopes is None else scopes)[1:]:
             entries += [_labelled(e, b) for e in book(b).get(rule_id, [])]
     return sorted(entries, key=lambda e: e.time)
 
 
 def _labelled(ev, branch: str):
-    ev.scope = "global" if branch == git.MAIN else branch
+    ev.scope = "global" if branch == MAIN else branch
     return ev
 
 
 def listing(home: Home, branches: list[str] | None = None, now: float | None = None) -> list[dict]:
     """Every rule with its ledger-derived numbers (`cogit rules`), best first."""
+    from cogit.learn.effect import rule_effects
+    from cogit.store.git import repo as git
     from cogit.store.git.repo import open_existing
-    from cogit.store.write.transact import load_state
+    from cogit.store.write.transact import load_state, main_config
 
-    now = time.time() if now is None else now
     repo = open_existing(home)
     try:
         config = main_config(repo)
+        scopes = _scopes(repo)
         if branches is None:
-            branches = _scopes(repo)
-        out = []
+            branches = scopes
+        rules = [(b, (load_state(repo, sha).get("rules") or {}).get("items") or [])
+                 for b in branches for sha in [git.head(repo, b)] if sha]
         books: dict = {}
-        for b in branches:
-            sha = git.head(repo, b)
-            if not sha:
-                continue
-            items = (load_state(repo, sha).get("rules") or {}).get("items") or []
-            for rule in items:
-                out.append(_row(rule, entries_of(repo, rule.get("id"), b, books), b, now, config))
+        out = rows(rules, lambda rid, b: entries_of(repo, rid, b, books, scopes), now, config)
     finally:
         repo.close()
-    _with_effects(home, out, branches)
+    if out:  # (the measured effects read history again, with the controls: cogit/learn/effect.py)
+        _with_effects(out, rule_effects(home, [r["id"] for r in out], branches))
     return sorted(out, key=lambda r: (-r["confidence"], r["id"]))
 
 
-def _with_effects(home: Home, rows: list[dict], branches=None) -> None:
-    """Each row gets its measured effect and whether it was applied (cogit/learn/effect.py)."""
-    from cogit.learn.effect import rule_effects
+def rows(rules: list, ledger_of, now: float | None, config) -> list[dict]:
+    """The rows of the rules given as [(branch, items)], unsorted, without effects;
+    `ledger_of(rule_id, branch)`: the rule's ledger (`entries_of`)."""
+    now = time.time() if now is None else now
+    return [_row(rule, ledger_of(rule.get("id"), b), b, now, config) for b, items in rules for rule in items]
 
-    if not rows:
-        return
-    effects = rule_effects(home, [r["id"] for r in rows], branches)
+
+def _with_effects(rows: list[dict], effects: dict) -> None:
+    """Each row gets its measured effect and whether it was applied (cogit/learn/effect.py)."""
     for r in rows:
         e = effects.get(r["id"])
         if e is not None:
@@ -98,7 +104,7 @@ def _row(rule: dict, entries: list, branch: str, now: float, config) -> dict:
         "last_detected": now_iso(det[-1].time) if det else None,
         "last_suppressed": now_iso(sup[-1].time) if sup else None,
         "sessions_injected": len({e.session for e in entries if e.injected}),
-        "scope": "global" if branch == git.MAIN else branch,
+        "scope": "global" if branch == MAIN else branch,
         "evidence_by_scope": {k: sum(1 for e in entries if getattr(e, "scope", "") == k) for k in dict.fromkeys(getattr(e, "scope", "") for e in entries)},
         "source": rule.get("source"),
         "created_at": rule.get("created_at"),
@@ -108,8 +114,10 @@ def _row(rule: dict, entries: list, branch: str, now: float, config) -> dict:
 def show(home: Home, rule_id: str, now: float | None = None) -> dict:
     """One rule, its ledger from history and its confidence over time (`cogit rules show`)."""
     from cogit.errors import ItemNotFound
+    from cogit.learn.effect import rule_effects
+    from cogit.store.git import repo as git
     from cogit.store.git.repo import open_existing
-    from cogit.store.write.transact import load_state
+    from cogit.store.write.transact import load_state, main_config
 
     now = time.time() if now is None else now
     repo = open_existing(home)
@@ -134,6 +142,6 @@ def show(home: Home, rule_id: str, now: float | None = None) -> dict:
     finally:
         repo.close()
     if row is not None:
-        _with_effects(home, [row], [b])
+        _with_effects([row], rule_effects(home, [row["id"]], [b]))
         return row
     raise ItemNotFound(f"no rule with id {rule_id!r}", hint="List rules with `cogit rules`.")
