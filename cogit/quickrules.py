@@ -40,6 +40,7 @@ class _Miss(Exception):
 def _commits(index, head: str, dat):
     """(sha, time, summary, body, trailers) of the ledger commits reachable from `head`, in
     `git.walk`'s order, from the index's records (each checked to be its commit's)."""
+    from cogit.store.history import records
     from cogit.store.history.index import MAX_RECORD
 
     out = []
@@ -48,7 +49,12 @@ def _commits(index, head: str, dat):
         if length > MAX_RECORD:
             raise _Miss(sha)
         dat.seek(off)
-        blob = dat.read(length)
+        try:
+            blob = records.text(dat.read(length), MAX_RECORD)  # records are stored compressed
+        except ValueError:
+            raise _Miss(sha) from None
+        if b'"sha":"%s"' % sha.encode() not in blob:
+            raise _Miss(sha)  # not this commit's record: even one the ledger would skip is not believed
         if not any(n in blob for n in _NEEDLES):
             continue
         try:

@@ -281,11 +281,40 @@ def test_plain_rules_with_a_ledger_match_the_full_path(learned, project_dir):
         assert (quick.out, quick.err) == (slow.stdout, slow.stderr)
     c.run("why", "l-000000")  # the whole index again (a plain `rules` indexes only a few newest commits)
     assert not _imports_at(c, c.home.parent, "rules") & {"click", "dulwich"}
-    dat = c.home / "runtime" / "cache" / "history.dat"
+    cache = c.home / "runtime" / "cache"
+    dat = cache / "history.dat"
     data = dat.read_bytes()
-    same_length = re.sub(rb'"Cogit-Rule":"r(u-[0-9a-f]{5})[0-9a-f]"', rb'"Cogit-Rule":["\1"]', data)  # a list, not a rule id
+    # Records are stored compressed (store/history/records.py): damage one in its JSON, pack it
+    # again and pad it to its old length (zlib ignores what follows its stream), so the index's
+    # offsets and lengths still hold and only the record's content is wrong.
+    from cogit.store.history import records
+    from cogit.store.history.index import MAX_RECORD, Index
+
+    index = Index(str(cache))
+    spans = sorted((row[2], row[3]) for row in index.rows.values())
+    index.close()
+
+    def damage(edit):
+        for off, length in spans:
+            text = records.text(data[off:off + length], MAX_RECORD)
+            bad = edit(text)
+            if bad == text:
+                continue
+            packed = records.pack(json.loads(bad))
+            if len(packed) <= length:
+                return data[:off] + packed + b"\0" * (length - len(packed)) + data[off + length:]
+        raise AssertionError("no record to damage")
+
+    # (Each edit makes the JSON shorter, so the record packs again within its old length.)
+    same_length = damage(lambda t: re.sub(rb'"Cogit-Rule":"ru-[0-9a-f]+"', rb'"Cogit-Rule":7', t))  # a number, not a rule id
     assert same_length != data and len(same_length) == len(data)
-    for damaged in (same_length, data.replace(b'"sha":"', b'"sha":"0')):  # ... and records that are not their commits
+    # ... and a rule's record replaced by another commit's (shorter, padded): not its commit's
+    texts = [(off, length, records.text(data[off:off + length], MAX_RECORD)) for off, length in spans]
+    off, length, _ = next(x for x in texts if b'"Cogit-Rule"' in x[2])
+    other = min((x for x in texts if b'"Cogit-Rule"' not in x[2]), key=lambda x: x[1])
+    assert other[1] <= length
+    not_theirs = data[:off] + data[other[0]:other[0] + other[1]] + b"\0" * (length - other[1]) + data[off + length:]
+    for damaged in (same_length, not_theirs):
         dat.write_bytes(damaged)
         quick, slow = both(c, "rules", "--json")
         assert (quick.returncode, quick.out, quick.err) == (slow.returncode, slow.stdout, slow.stderr)

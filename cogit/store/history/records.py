@@ -30,12 +30,17 @@ def pack(rec: dict) -> bytes:
     return z.compress(json.dumps(rec, ensure_ascii=False, separators=(",", ":")).encode("utf-8")) + z.flush()
 
 
-def unpack(data: bytes, limit: int):
-    """The record in `data`, at most `limit` bytes of JSON; ValueError when it is not one."""
+def text(data: bytes, limit: int) -> bytes:
+    """The record's JSON bytes in `data`, at most `limit` of them (a reader may look for a
+    trailer's name in them before it parses); ValueError when they are not readable."""
     import zlib
 
     try:
-        text = zlib.decompressobj(zdict=ZDICT).decompress(data, limit)
+        return zlib.decompressobj(zdict=ZDICT).decompress(data, limit)
     except zlib.error as e:
         raise ValueError(str(e)) from None
-    return json.loads(text)
+
+
+def unpack(data: bytes, limit: int):
+    """The record in `data`, at most `limit` bytes of JSON; ValueError when it is not one."""
+    return json.loads(text(data, limit))
