@@ -12,7 +12,10 @@ import sys
 
 from conftest import wait_for
 
-COMMANDS = [("status",), ("log",), ("add", "learning", "written to a broken repository"), ("rules",)]
+# Commands that read or write the repository itself. (A plain `show`, or a plain `rules` in a
+# memory without rules, answers from the snapshot its branch head names, as a cold read does:
+# right, and without reading the pack; the next command that reads the repository says it.)
+COMMANDS = [("status",), ("log",), ("add", "learning", "written to a broken repository"), ("rules", "--project", "global"), ("diff", "--json")]
 
 
 def _learnings(c) -> list[str]:
