@@ -32,17 +32,15 @@ _HEX = frozenset("0123456789abcdef")
 
 
 def _env() -> dict:
-    from cogit.programs import clean_path_env
+    from cogit.store.git.plumbing import env  # the one clean environment for the git binary
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-    return clean_path_env(env)
+    return env()
 
 
 def _git() -> str | None:
-    from cogit.programs import which
+    from cogit.store.git.plumbing import binary
 
-    return which("git")
+    return binary()
 
 
 def _sha(text: str) -> bool:
