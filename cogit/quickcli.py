@@ -224,12 +224,10 @@ def last_changes(home: Home):
     from cogit.store.history import index as history_index
     from cogit.store.history.change import ItemChange
 
-    main = snapshot.fresh(home, snapshot.MAIN)
-    if main is None:
+    view = snapshot.cold_view(home, os.getcwd())
+    if view is None:
         return None
-    here = snapshot.folder_view(home, os.getcwd(), main)
-    if here is snapshot.UNSURE:
-        return None
+    main, here = view
     scopes = [here[0], snapshot.GLOBAL] if here else [snapshot.GLOBAL]
     index = history_index.Index(os.path.join(home.top, "runtime", "cache"))
     try:
@@ -284,12 +282,10 @@ def no_rules(home: Home) -> bool:
     from cogit.store.cache import snapshot
     from cogit.store.history import index as history_index
 
-    main = snapshot.fresh(home, snapshot.MAIN)
-    if main is None:
+    view = snapshot.cold_view(home, os.getcwd())
+    if view is None:
         return False
-    here = snapshot.folder_view(home, os.getcwd(), main)
-    if here is snapshot.UNSURE:
-        return False
+    main, here = view
     try:
         heads = history_index.branches(home.top)  # every branch, as the full path lists them
     except history_index.Stale:

@@ -108,12 +108,10 @@ def listing(home: Home, cwd: str, now: float | None = None) -> list[dict] | None
     from cogit.store.cache import snapshot
     from cogit.store.history import index as history_index
 
-    main = snapshot.fresh(home, snapshot.MAIN)
-    if main is None:
+    view = snapshot.cold_view(home, cwd)
+    if view is None:
         return None
-    here = snapshot.folder_view(home, cwd, main)
-    if here is snapshot.UNSURE:
-        return None
+    main, here = view
     try:
         heads = history_index.branches(home.top)  # every branch, as the full path lists them
     except history_index.Stale:

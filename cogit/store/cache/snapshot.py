@@ -106,7 +106,14 @@ def _folder(home: Home, cwd: str, main: dict):
     return View(branch, snap["name"]), snap
 
 
-folder_view, UNSURE = _folder, _UNSURE  # for the other cold reads (cogit/quickcli.py: diff, rules)
+def cold_view(home: Home, cwd: str):
+    """(main's snapshot, the folder's project view or None) for a cold read of `cwd`, or None
+    when either cannot be trusted (the read then takes the full path)."""
+    main = fresh(home, MAIN)
+    if main is None:
+        return None
+    here = _folder(home, cwd, main)
+    return None if here is _UNSURE else (main, here)
 
 
 def show_views(home: Home, cwd: str) -> list | None:
