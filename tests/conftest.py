@@ -158,8 +158,21 @@ def memory_repos(dirs) -> list[Path]:
     return found
 
 
+def _walk_dir(config) -> Path:
+    # Under pytest-xdist each worker walks the homes its own tests made and leaves its
+    # summary here (the controller's basetemp, the parent of every worker's); the
+    # controller, which ran no test, prints them and fails the run on a problem.
+    base = config._tmp_path_factory.getbasetemp()
+    return base.parent if hasattr(config, "workerinput") else base
+
+
 def pytest_sessionfinish(session, exitstatus):
-    if os.environ.get("COGIT_PROVENANCE_WALK", "1") == "0" or not TEST_DIRS:
+    if os.environ.get("COGIT_PROVENANCE_WALK", "1") == "0":
+        return
+    worker = getattr(session.config, "workerinput", {}).get("workerid")
+    if not TEST_DIRS:
+        if worker is None and session.config.pluginmanager.hasplugin("xdist"):
+            _report_walks(session)
         return
     import random
     import time
@@ -169,19 +182,29 @@ def pytest_sessionfinish(session, exitstatus):
 
     repos = memory_repos(TEST_DIRS)
     random.Random(0).shuffle(repos)  # a cut-off by time still samples every kind of test
-    start, checked, commits, problems = time.monotonic(), 0, 0, []
+    start, checked, commits, problems, slowest = time.monotonic(), 0, 0, [], (0.0, "")
     for path in repos:
         if time.monotonic() - start > WALK_SECONDS:
             break
+        began = time.monotonic()
         try:
-            n, found = check_memory(path, WALK_COMMITS)
+            n, found = check_memory(path, WALK_COMMITS, deadline=start + WALK_SECONDS)
         except Exception as e:  # a repository a test broke on purpose
             n, found = 0, [f"cannot walk: {type(e).__name__}: {e}"] if "cogit" in str(e) else []
+        slowest = max(slowest, (time.monotonic() - began, str(path)))
         checked, commits = checked + 1, commits + n
         problems += [f"{path}: {p}" for p in found]
+    line = (f"provenance walk{f' ({worker})' if worker else ''}: {commits} commits in {checked} of {len(repos)} "
+            f"memory repositories ({time.monotonic() - start:.1f}s; slowest {slowest[0]:.1f}s: {slowest[1]}), "
+            f"{len(problems)} problem(s)")
+    if worker is not None:
+        (_walk_dir(session.config) / f"provenance-walk-{worker}.json").write_text(json.dumps([line, problems]))
+        return
+    _print_walk(session, line, problems)
+
+
+def _print_walk(session, line: str, problems: list[str]) -> None:
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    line = (f"provenance walk: {commits} commits in {checked} of {len(repos)} memory repositories "
-            f"({time.monotonic() - start:.1f}s), {len(problems)} problem(s)")
     if reporter is not None:
         reporter.ensure_newline()
         reporter.write_line(line)
@@ -189,3 +212,9 @@ def pytest_sessionfinish(session, exitstatus):
             reporter.write_line("  " + p)
     if problems and session.exitstatus == 0:
         session.exitstatus = 1
+
+
+def _report_walks(session) -> None:
+    for path in sorted(_walk_dir(session.config).glob("provenance-walk-*.json")):
+        line, problems = json.loads(path.read_text())
+        _print_walk(session, line, problems)

@@ -19,6 +19,8 @@ or through cogit's object layer with no trailers or `Cogit-Event: test`, are ski
 
 from __future__ import annotations
 
+import time
+
 from cogit.errors import CogitError
 from cogit.store.git import repo as git
 from cogit.store.history.diff import diff_states
@@ -82,8 +84,10 @@ def check_commit(repo, info, branch: str, memo: dict) -> list[str]:
     return problems
 
 
-def check_memory(path, max_commits: int | None = None) -> tuple[int, list[str]]:
-    """(commits checked, problems) for the memory repository at `path`."""
+def check_memory(path, max_commits: int | None = None, deadline: float | None = None) -> tuple[int, list[str]]:
+    """(commits checked, problems) for the memory repository at `path`; it stops at
+    `deadline` (time.monotonic()), so one home with many long branches cannot hold the
+    whole walk."""
     repo = git.open_repo(path)
     try:
         memo: dict = {}
@@ -98,6 +102,8 @@ def check_memory(path, max_commits: int | None = None) -> tuple[int, list[str]]:
                 for p in info.parents:
                     children.setdefault(p, info)
             for info in commits:
+                if deadline is not None and time.monotonic() > deadline:
+                    return len(seen), problems
                 if info.sha in seen or not info.committer.startswith("cogit <"):
                     continue
                 seen.add(info.sha)
