@@ -13,7 +13,9 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["hook"]:
         from cogit.hooks import run
 
-        return run(args[1:])
+        # a process of its own (the console script, `python -m cogit`) leaves as the
+        # installed hook commands do (cogit/hooks/__init__.py run); a caller in-process stays
+        return run(args[1:], leave=argv is None)
     from cogit.quickcli import run as quick
 
     code = quick(args)  # the commands run most, in their plainest shapes, without click

@@ -28,8 +28,14 @@ import sys
 
 SAFE_FLAGS = ("-E", "-P")
 # `python -c` rather than `-m`: runpy, and the console script's `re`, cost
-# milliseconds on every tool call.
-HOOK_CODE = "import sys; sys.path.append(sys.argv[1]); from cogit.hooks import run; sys.exit(run(sys.argv[2:]))"
+# milliseconds on every tool call. `leave=True`: the process ends as soon as the reply is
+# out, without the interpreter's teardown (cogit/hooks/__init__.py run). Commands written
+# before that (`sys.exit(run(sys.argv[2:]))`) still work, and still say `from cogit.hooks
+# import run`, which is how cogit/install/ knows its own commands.
+HOOK_CODE = "import sys; sys.path.append(sys.argv[1]); from cogit.hooks import run; run(sys.argv[2:], leave=True)"
+# Forms this code wrote before, as safe as HOOK_CODE but slower: `cogit doctor` says so
+# (a warning) rather than calling them unsafe.
+EARLIER_HOOK_CODES = ("import sys; sys.path.append(sys.argv[1]); from cogit.hooks import run; sys.exit(run(sys.argv[2:]))",)
 HOOK_FLAGS = (*SAFE_FLAGS, "-S")
 # Background work: leave the agent's folder before cogit is imported at all.
 BACKGROUND_CODE = "import os, sys; os.chdir(sys.argv[1]); from cogit.entry import main; sys.exit(main(sys.argv[2:]))"

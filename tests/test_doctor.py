@@ -500,3 +500,19 @@ def test_finalize_records_what_each_session_delivered(initialized):
     records = json.loads((c.home / "runtime" / "agents.json").read_text())["codex"]
     got = sorted((r["id"].split(":")[0], r["shell"], r["failures"], r["end"]) for r in records)
     assert got == [("cx-ended", 2, 1, "ended"), ("cx-silent", 2, 1, "silent")]
+
+
+def test_the_form_before_leave_is_called_slower_not_unsafe_and_fix_upgrades_it(initialized):
+    """The hook command before `run(..., leave=True)` (cogit/launch.py EARLIER_HOOK_CODES) works:
+    a warning that says what it costs, and `--fix` writes today's form."""
+    from cogit.launch import EARLIER_HOOK_CODES, HOOK_CODE
+
+    c = initialized
+    c.run("install", "claude")
+    path = settings_file(c)
+    assert HOOK_CODE in path.read_text()
+    path.write_text(path.read_text().replace(HOOK_CODE, EARLIER_HOOK_CODES[0]))
+    bad = only(doctor(c)[1], "hooks", "warn")
+    assert "earlier form" in bad["detail"] and "older version" not in bad["detail"], bad
+    assert "fixed hooks: upgraded cogit's hook commands" in c.run("doctor", "--fix").out
+    assert HOOK_CODE in path.read_text() and EARLIER_HOOK_CODES[0] not in path.read_text()

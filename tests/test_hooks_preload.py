@@ -14,7 +14,7 @@ from cogit.hooks import preload
 from cogit.launch import HOOK_CODE, package_root
 
 # The hook's own command, then the cogit modules it left loaded and how each was loaded.
-PROBE = HOOK_CODE.replace("sys.exit(run(sys.argv[2:]))", "code = run(sys.argv[2:]); "
+PROBE = HOOK_CODE.replace("run(sys.argv[2:], leave=True)", "code = run(sys.argv[2:]); "
                           "sys.stderr.write('MODULES ' + ' '.join(sorted(m for m in sys.modules if m.startswith('cogit'))) + '\\n'); "
                           "sys.exit(code)")
 

@@ -13,7 +13,7 @@ import time
 
 from cogit.checks import Finding
 from cogit.errors import CogitError
-from cogit.launch import package_root
+from cogit.launch import EARLIER_HOOK_CODES, HOOK_CODE, package_root
 
 PROBE_TIMEOUT = 10  # seconds for one installed command to start Python and import cogit
 
@@ -52,6 +52,9 @@ def check_one(module, agent: str, label: str, project: str | None, fix: bool) ->
         # Someone took events out (by hand, another tool): the rest is judged as it is.
         expected = [(e, c) for e, c in expected if e in have]
     outdated = not same_form(ours, expected)
+    # an earlier safe form (a hook that works, only slower): a warning, upgraded by --fix
+    slower = outdated and any(same_form(ours, [(e, c.replace(HOOK_CODE, old)) for e, c in expected])
+                              for old in EARLIER_HOOK_CODES)
     broken = probe_all(ours) if not outdated else []
     if not outdated and not broken and missing:
         if fix:
@@ -73,6 +76,10 @@ def check_one(module, agent: str, label: str, project: str | None, fix: bool) ->
             return [Finding("hooks", "fail", f"{what} in {path}, but they still fail: {still[0]}",
                             f"Check that this Python ({_python()}) runs cogit.", extra=facts)]
         return [Finding("hooks", "fixed", f"{what} in {path} to this version's (backup: {result['backup']})", extra=facts)]
+    if slower:
+        return [Finding("hooks", "warn", f"cogit's hook commands in {path} are an earlier form: they work, but each "
+                                         "call pays the interpreter's teardown (about a fifth of a hook's time)",
+                        f"Run `cogit doctor --fix` (or `cogit install {agent}`) to upgrade them.", extra=facts)]
     if outdated:
         return [Finding("hooks", "fail", f"cogit's hook commands in {path} are from an older version "
                                          "(they may import code from the agent's working folder)",

@@ -37,7 +37,33 @@ def _probe_answer() -> str:
     return f"cogit-probe {__import__('cogit').__version__}\n"
 
 
-def run(args: list[str]) -> int:
+def run(args: list[str], leave: bool = False) -> int:
+    """Handle one hook call; 0 whatever happens.
+
+    `leave` (the installed hook commands, cogit/launch.py): end the process right after the
+    reply, flushed, with os._exit. A hook lives some 20 ms, and the interpreter's teardown
+    (freeing every module, function and code object one by one) and the garbage
+    collector's passes over the modules just loaded were a fifth of its instructions; the
+    kernel frees the process at once. Nothing is left unwritten: every file on the hook
+    path is written and closed inside a `with` block, locks are the kernel's, the detached
+    work is its own process, and no thread or atexit handler is used. The import index
+    builder (`build-index`, a long detached process) keeps the collector."""
+    if leave and args[:1] != ["build-index"]:
+        import gc
+
+        gc.disable()
+    code = _run(args)
+    if leave:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001 - a closed pipe: nothing more can reach it
+                pass
+        os._exit(code)
+    return code
+
+
+def _run(args: list[str]) -> int:
     real_stdout = sys.stdout
     sys.stdout = io.StringIO()  # nothing but the final reply may reach the agent
     home_root = None
