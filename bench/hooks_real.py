@@ -5,7 +5,8 @@ bench/hooks.py runs the hooks in /tmp. Here the hooks' working folder (the proce
 the payload's `cwd`) is a generated Python project of 2,000 modules in a git repository
 with a commit and an origin remote, so project detection reads a real `.git/config` and the
 Spatial sense has a real import graph: `pkg/core.py` is imported by most modules. Targets:
-SessionStart <= 1.4x; silent tool events <= 1.3x; an Edit of the widely imported module
+SessionStart <= 1.4x; silent tool events <= 1.3x (both also through Codex's, Gemini CLI's and
+Cursor's adapters, each with its own payload shape); an Edit of the widely imported module
 <= 1.5x, warm (the index built) and on the first edit before any index exists (the hook says
 nothing and starts the detached builder); a "remember this" prompt <= 1.6x; a prompt of a
 session that had no SessionStart (hooks installed mid-session) like a prompt of one that had
@@ -109,6 +110,38 @@ def payload(kind: str, n: int, project: Path) -> bytes:
     return json.dumps(body).encode()
 
 
+# The other agents' adapters (issue 25 part 2: every agent's adapter), each through its own
+# payload shape (tests/test_agent_hooks.py): its session start and a silent tool call.
+# OpenClaw's are in bench/openclaw_calls.py (its plugin spawns the hook from node).
+AGENT_EVENTS = {"codex": ("SessionStart", "PostToolUse"), "gemini": ("SessionStart", "AfterTool"),
+                "cursor": ("sessionStart", "postToolUse")}
+
+
+def agent_payload(agent: str, event: str, n: int, project: Path) -> bytes:
+    cwd, sid = str(project), f"{SID}-{agent}"
+    start = event.lower() == "sessionstart"
+    if agent == "codex":
+        body = {"session_id": sid if start else f"{sid}-{n}", "turn_id": None if start else f"turn-{n}",
+                "transcript_path": None, "cwd": cwd, "hook_event_name": event, "model": "gpt-5.3-codex",
+                "permission_mode": "default"}
+        body.update({"source": "startup"} if start else
+                    {"tool_name": "Bash", "tool_input": {"command": f"ls -la pkg/area{n % 10:02d}"},
+                     "tool_response": {"exit_code": 0, "output": "a\nb"}, "tool_use_id": f"c{n}"})
+    elif agent == "gemini":
+        body = {"session_id": sid if start else f"{sid}-{n}", "transcript_path": f"/tmp/.gemini/tmp/chats/{sid}.json",
+                "cwd": cwd, "hook_event_name": event, "timestamp": "2026-12-02T10:00:00.000Z"}
+        body.update({"source": "startup"} if start else
+                    {"tool_name": "read_file", "tool_input": {"absolute_path": f"{cwd}/pkg/util.py"},
+                     "tool_response": {"llmContent": "x = 1\n", "returnDisplay": "x = 1\n"}})
+    else:
+        body = {"conversation_id": sid if start else f"{sid}-{n}", "generation_id": f"gen-{n}", "hook_event_name": event,
+                "workspace_roots": [cwd], "model": "claude-4.5-sonnet", "cursor_version": "3.20.17"}
+        body.update({"is_background_agent": False, "composer_mode": "agent"} if start else
+                    {"tool_name": "Shell", "tool_input": {"command": f"ls -la pkg/area{n % 10:02d}"},
+                     "tool_output": "a\nb", "tool_use_id": f"s{n}", "duration": 12})
+    return json.dumps(body).encode()
+
+
 def _index_files(home: Path) -> list[Path]:
     return sorted((home / "runtime" / "cache").glob("spatial-*"))
 
@@ -161,7 +194,11 @@ def _measure(variants: dict, runs: int, warmup: int, cwd: Path, home: Path, proj
         for name, (argv, env, kind) in variants.items():
             if kind == "PostToolUse:Edit:cold":
                 _drop_index(home)  # the first edit of a project: no index, no build started
-            data = payload(kind, n, project) if kind else b""
+            if kind and "|" in kind:
+                agent, event = kind.split("|")
+                data = agent_payload(agent, event, n, project)
+            else:
+                data = payload(kind, n, project) if kind else b""
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             proc = subprocess.run(argv, input=data, capture_output=True, env=env, cwd=cwd)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -174,7 +211,7 @@ def _measure(variants: dict, runs: int, warmup: int, cwd: Path, home: Path, proj
                 times[name].append(ms)
             if kind == "UserPromptSubmit:remember":
                 _wait(lambda: _queue_drained(home, kind, n))
-            if kind in ("PostToolUse:Edit:cold", "SessionStart"):
+            if kind in ("PostToolUse:Edit:cold", "SessionStart") or (kind or "").lower().endswith("|sessionstart"):
                 _wait(lambda: _index_built(home, project))
     return times
 
@@ -220,6 +257,18 @@ def figures(homes: dict, quick: bool) -> list[dict]:
             "PostToolUse Edit of pkg/core.py, index built": hook("PostToolUse:Edit"),
             "Stop": hook("Stop"),
         }
+        for agent, (start, tool) in AGENT_EVENTS.items():
+            variants[f"{agent} {start}"] = (hook_argv(agent, start, py), env, f"{agent}|{start}")
+            variants[f"{agent} {tool} (silent)"] = (hook_argv(agent, tool, py), env, f"{agent}|{tool}")
+        # each agent's variant does what its name says before it is timed: the session start
+        # injects the digest, the tool call is silent and counted
+        for agent, (start, tool) in AGENT_EVENTS.items():
+            for event, says in ((start, True), (tool, False)):
+                proc = subprocess.run(hook_argv(agent, event, py), input=agent_payload(agent, event, 10_001, project),
+                                      env=env, cwd=project, capture_output=True)
+                if bool(proc.stdout.strip()) != says or proc.returncode != 0:
+                    raise RuntimeError(f"{agent} {event}: unexpected reply {proc.stdout[:300]!r} {proc.stderr[-300:]!r}")
+        _wait(lambda: _index_built(home, project))
         times = _measure(variants, rounds, warmup, project, home, project)
         # The groups whose variants start detached work (each round waits for it to end).
         slow = {
@@ -233,12 +282,15 @@ def figures(homes: dict, quick: bool) -> list[dict]:
         targets = {"SessionStart": 1.4, "UserPromptSubmit": 1.5, "UserPromptSubmit without a SessionStart": 1.5,
                    "PreToolUse Read": 1.3, "PostToolUse Read (silent)": 1.3, "PostToolUse Bash (silent)": 1.3,
                    "PostToolUse Edit of pkg/core.py, index built": 1.5, "Stop": 1.3}
+        for agent, (start, tool) in AGENT_EVENTS.items():
+            targets[f"{agent} {start}"], targets[f"{agent} {tool} (silent)"] = 1.4, 1.3
         where = (f"CPU time (user + system) of each process; working folder: a git project of {MODULES:,} Python modules with an origin remote, "
                  f"pkg/core.py imported by {MODULES - MODULES // 10:,} of them")
         rows, peak = [], 0
         for name, target in targets.items():
             argv, e, kind = variants[name]
-            kib = t.peak_kib(argv, e, payload(kind, 10_000, project)) or 0
+            data = agent_payload(*kind.split("|"), 10_000, project) if "|" in kind else payload(kind, 10_000, project)
+            kib = t.peak_kib(argv, e, data) or 0
             peak = max(peak, kib)
             rows.append(t.row(f"hook in a real project: {name} vs `python -c pass`", t.med(times[name]), base, target,
                               method=t.method(times, ["python -c pass", name], warmup,
