@@ -1,6 +1,7 @@
-"""The installed hook command leaves as soon as its reply is out (cogit/hooks/__init__.py
-`run(leave=True)`, cogit/launch.py HOOK_CODE): no interpreter teardown, and nothing the
-hook wrote or said is lost. A command written before (`sys.exit(run(...))`) still works."""
+"""A cogit process leaves as soon as its work is done, without the interpreter's teardown,
+and loses nothing it wrote or said: the installed hook command (cogit/hooks/__init__.py
+`run(leave=True)`, cogit/launch.py HOOK_CODE; a command written before, `sys.exit(run(...))`,
+still works) and every CLI command (cogit/entry.py `leave`)."""
 
 import io
 import json
@@ -68,3 +69,32 @@ def test_cogit_hook_from_the_console_script_leaves_too(initialized, monkeypatch)
         assert main(["hook", "claude", "SessionStart"]) == 0
     finally:
         sys.stdin, sys.stdout = saved
+
+
+def test_a_cli_command_leaves_without_teardown_and_its_commit_and_output_are_whole(initialized):
+    c = initialized
+    env = dict(os.environ, COGIT_HOME=str(c.home))
+    proc = subprocess.run([sys.executable, "-v", "-m", "cogit", "add", "learning", "Pin the linter version"],
+                          capture_output=True, env=env, timeout=60, cwd=c.home.parent)
+    assert proc.returncode == 0 and "# cleanup" not in proc.stderr.decode(), proc.stderr[-1000:]
+    assert "Add learning" in proc.stdout.decode()
+    assert "Pin the linter version" in c.git("log", "-1", "--format=%s")
+    assert c.json("show", "learnings")["learnings"][0]["text"] == "Pin the linter version"
+    c.assert_healthy()
+    # an error keeps its exit code and its message
+    proc = subprocess.run([sys.executable, "-m", "cogit", "revert", "zzzz"], capture_output=True, env=env,
+                          timeout=60, cwd=c.home.parent)
+    assert proc.returncode == 1 and proc.stderr.decode().startswith("Error: unknown revision 'zzzz'"), proc.stderr
+    assert "cogit log" in proc.stderr.decode()  # the hint, after the error: both flushed
+
+
+def test_a_reader_that_goes_away_is_no_error(initialized):
+    """`cogit log | head -1`: the pipe closes under the command; it ends quietly, exit 0."""
+    c = initialized
+    for n in range(30):
+        c.run("add", "learning", f"lesson number {n} about the build")
+    env = dict(os.environ, COGIT_HOME=str(c.home))
+    proc = subprocess.run(f"{sys.executable} -m cogit log | head -1", shell=True, capture_output=True, env=env,
+                          timeout=60, cwd=c.home.parent, executable="/bin/bash")
+    assert proc.stdout.decode().count("\n") == 1
+    assert "Traceback" not in proc.stderr.decode() and "Exception ignored" not in proc.stderr.decode(), proc.stderr
