@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -203,7 +204,10 @@ def test_a_damaged_index_is_never_believed(synced, monkeypatch, capsys):
     commands = COMMANDS[:5] + item_commands(ids[:2] + ids[-2:])
     expected = {tuple(a): reference(monkeypatch, capsys, b.home, a) for a in commands}
     cache = b.home / "runtime" / "cache"
-    idx, dat, recent = cache / "history.idx", cache / "history.dat", cache / "recent" / "main.json"
+    idx, dat, recent = cache / "history.idx", cache / "history.dat", cache / "recent" / "main.jsonz"
+
+    def packed(doc) -> bytes:
+        return zlib.compress(json.dumps(doc).encode())
 
     def check():
         for args in commands:
@@ -230,9 +234,14 @@ def test_a_damaged_index_is_never_believed(synced, monkeypatch, capsys):
         lambda: idx.write_bytes(_swap_offsets(good[0])),  # lines pointing at other commits' records
         lambda: idx.write_bytes(good[0] + b"0" * 40 + b" 1 - 0 10 [\"x\"]\t\n" + b"\xff\xfe garbage\n"),
         lambda: recent.write_text("[not json"),
-        lambda: recent.write_text(json.dumps({**json.loads(good[2]), "head": "0" * 40})),
-        lambda: recent.write_text(json.dumps({**json.loads(good[2]), "entries": [["x"] * 7]})),
+        lambda: recent.write_bytes(zlib.compress(b"[not json")),
+        lambda: recent.write_bytes(good[2][: len(good[2]) // 2]),  # torn: the stream does not end
+        lambda: recent.write_bytes(packed({**json.loads(zlib.decompress(good[2])), "head": "0" * 40})),
+        lambda: recent.write_bytes(packed({**json.loads(zlib.decompress(good[2])), "entries": [["x"] * 7]})),
         lambda: recent.write_bytes(good[2] + b" " * (history_index.MAX_RECENT + 1)),  # too big to read
+        # a small file that inflates past the bound (a zip bomb)
+        lambda: recent.write_bytes(zlib.compress(zlib.decompress(good[2])[:-1] + b" " * (history_index.MAX_RECENT + 1)
+                                                 + b"}", 9)),
         lambda: (cache / "recent").chmod(0o000),
     ]
     for n, spoil in enumerate(damage):
@@ -293,3 +302,25 @@ def test_a_fresh_clone_answers_one_item_through_git_byte_for_byte(synced, tmp_pa
     for args in item_commands([i for i in ids if i not in usable]):  # then the index, as before
         assert run(fresh, args) == reference(monkeypatch, capsys, fresh.home, args), args
     assert idx.stat().st_size > len(history_index.HEADER)
+
+
+def test_a_recent_file_that_inflates_past_its_bound_is_refused_without_inflating_it(tmp_path):
+    """recent/<branch>.jsonz is compressed: 256 MiB of JSON in a quarter of a megabyte is read
+    only to its bound (MAX_RECENT) and refused, never inflated whole."""
+    import tracemalloc
+
+    deflate = zlib.compressobj(9)
+    bomb = deflate.compress(b'{"format": 1, "branch": "main", "entries": [' + b" " * 1024)
+    bomb += b"".join(deflate.compress(b" " * (1 << 20)) for _ in range(256)) + deflate.compress(b"]}") + deflate.flush()
+    path = Path(history_index.recent_path(str(tmp_path), "main"))
+    path.parent.mkdir(parents=True)
+    path.write_bytes(bomb)
+    assert len(bomb) < history_index.MAX_RECENT
+    tracemalloc.start()
+    try:
+        with pytest.raises(history_index.Stale):
+            history_index.read_recent(str(tmp_path), "main", "a" * 40)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * history_index.MAX_RECENT, peak
