@@ -214,12 +214,15 @@ def candidates(repo: Repo, gitdir: Path, ref: str, cache_dir: Path) -> list[tupl
     try:
         import json
 
-        with open(cache_dir / "recent" / (branch.replace("/", "~") + ".json"), "rb") as f:
-            doc = json.loads(f.read(MAX_RECENT))
+        import zlib
+
+        with open(cache_dir / "recent" / (branch.replace("/", "~") + ".jsonz"), "rb") as f:
+            inflate = zlib.decompressobj()  # the history index's compressed recent file, read to its bound
+            doc = json.loads(inflate.decompress(f.read(MAX_RECENT), MAX_RECENT))
         if isinstance(doc, dict) and doc.get("branch") == branch:
             found.append((str(doc.get("head")), "the history index"))
             found += [(str(r[0]), "the history index") for r in doc.get("entries") or [] if isinstance(r, list) and r]
-    except (OSError, ValueError):
+    except (OSError, ValueError, zlib.error):
         pass
     for name in repo.refs.keys(base=b"refs/remotes/"):
         if name.decode("utf-8", "replace").split("/", 1)[-1] == branch:

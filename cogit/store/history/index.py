@@ -8,24 +8,21 @@ it is behind, any check here raises `Stale` and the caller takes the full path
 
 Files in runtime/cache/ (caches: deleting them only costs speed):
 
-- history.idx: a header, then one line per commit, ancestors before descendants:
-  `sha commit-time parents offset length keys` and a tab, where parents is `p1,p2` or `-`,
-  offset/length place the commit's record in history.dat, and keys is the JSON list
-  of the item keys the commit changed (what `why` looks for, without reading records).
+- history.idx: a header, then a line per commit, ancestors first: `sha commit-time parents
+  offset length keys` and a tab (parents `p1,p2` or `-`; offset/length: the record in
+  history.dat; keys: the JSON list of item keys changed, what `why` looks for).
 - history.dat: one JSON record per commit: its author, author time, summary, body,
   trailers, item changes against its first parent; each compressed (history/records.py).
-- recent/<branch>.jsonz: per branch, its head and its newest commits (the first
-  RECENT of `git.walk`'s order) as entries, so `log -n 20` reads one small file;
-  zlib-compressed JSON (a sixth of its size: five branches' files were a fifth of the
-  runtime folder after 1,000 sessions).
+- recent/<branch>.jsonz: per branch, its head and its newest commits (the first RECENT of
+  `git.walk`'s order), zlib-compressed JSON, so `log -n 20` reads one small file.
 
-Everything read is bounded and checked (a torn, foreign or corrupt file is hostile
-input): a line that does not parse is skipped, a record that is out of bounds or not
-the commit's own makes the query Stale, never wrong.
+Everything read is bounded and checked (a torn, foreign or corrupt file is hostile input): a
+line that does not parse is skipped, a record out of bounds or not the commit's makes it Stale.
 """
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import json
 import os
@@ -330,12 +327,8 @@ def read_recent(cache_dir: str, branch: str, head: str) -> tuple[list[Entry], bo
     try:
         with open(recent_path(cache_dir, branch), "rb") as f:
             packed = f.read(MAX_RECENT + 1)
-        inflate = zlib.decompressobj()
-        data = inflate.decompress(packed, MAX_RECENT + 1)  # bounded: a small file may inflate to anything
-        if len(packed) > MAX_RECENT or len(data) > MAX_RECENT or not inflate.eof:
-            raise Stale(branch)
-        doc = json.loads(data)
-    except (OSError, ValueError, zlib.error):
+        doc = json.loads(records.inflate(packed, MAX_RECENT))  # bounded: a small file may inflate to anything
+    except (OSError, ValueError):
         raise Stale(branch) from None
     if not isinstance(doc, dict) or doc.get("format") != 1 or doc.get("branch") != branch or doc.get("head") != head:
         raise Stale(branch)
@@ -365,10 +358,8 @@ def write_recent(cache_dir: str, branch: str, head: str, entries: list[Entry], c
         with open(tmp, "wb") as f:
             f.write(zlib.compress(json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 6))
         os.replace(tmp, path)
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(path[:-1])  # the uncompressed file an earlier cogit wrote (recent/<branch>.json)
-        except OSError:
-            pass
     except OSError:
         try:
             os.unlink(tmp)

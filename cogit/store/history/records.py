@@ -44,3 +44,18 @@ def text(data: bytes, limit: int) -> bytes:
 def unpack(data: bytes, limit: int):
     """The record in `data`, at most `limit` bytes of JSON; ValueError when it is not one."""
     return json.loads(text(data, limit))
+
+
+def inflate(packed: bytes, limit: int) -> bytes:
+    """A zlib stream's content, read no further than `limit` bytes; ValueError if it is longer,
+    torn or not zlib (the history index's recent files)."""
+    import zlib
+
+    try:
+        d = zlib.decompressobj()
+        data = d.decompress(packed, limit + 1)
+    except zlib.error as e:
+        raise ValueError(str(e)) from None
+    if len(packed) > limit or len(data) > limit or not d.eof:
+        raise ValueError("not a whole stream within its bound")
+    return data
