@@ -71,7 +71,7 @@ def search(home: Home, text: str, *, history: bool = False, branches: list[str] 
             removed = []
             for branch in branches:
                 if branch in present:
-                    removed += _removed(repo, branch, names[branch], query, present[branch])
+                    removed += _removed(repo, str(home.memory / ".git"), branch, names[branch], query, present[branch])
             removed.sort(key=lambda h: h["time"], reverse=True)
             hits += removed
         return hits[:limit]
@@ -84,8 +84,32 @@ def _hit(scope: str, branch: str, section: str, item: dict, status: str) -> dict
             "text": item.get("text", ""), "status": status}
 
 
-def _removed(repo, branch: str, scope: str, query: list[str], present: set[str]) -> list[dict]:
-    """Items of `branch` that match and were removed, each with its last removal."""
+def _removed(repo, git_dir: str, branch: str, scope: str, query: list[str], present: set[str]) -> list[dict]:
+    """Items of `branch` that match and were removed, each with its last removal: read
+    through git (history/wordwalk.py), else by the dulwich walk."""
+    from cogit.store.history import wordwalk
+
+    def wanted(item):
+        return item.get("id") not in present and _matches(query, item)
+
+    def fallback(section, blob_id):
+        return loader.parse_blob(repo, section, blob_id)
+
+    found = wordwalk.removed(git_dir, git.head(repo, branch), [q.encode() for q in query], wanted,
+                             fallback)
+    if found is None:
+        return _removed_by_walk(repo, branch, scope, query, present)
+    hits = []
+    for (sha, _parents, _author, when, message), section, item in found:
+        summary, _body, trailers = parse(message)
+        hit = _hit(scope, branch, section, item, "removed")
+        hit.update(how=_how(trailers, item.get("id")), commit=sha, summary=summary,
+                   time=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(when)))
+        hits.append(hit)
+    return hits
+
+
+def _removed_by_walk(repo, branch: str, scope: str, query: list[str], present: set[str]) -> list[dict]:
     needles = [q.encode() for q in query]
     item_files = {filename(s): s for s in ITEM_SECTIONS}
     found: dict[str, dict] = {}
@@ -96,12 +120,13 @@ def _removed(repo, branch: str, scope: str, query: list[str], present: set[str])
         for name, section in item_files.items():
             if name not in old or old.get(name) == new.get(name):
                 continue
-            raw = git.blob(repo, old[name]).lower()
+            raw_old = git.blob(repo, old[name])
+            raw = raw_old.lower()
             if not all(n in raw for n in needles):  # cheap: most commits never parse anything
                 continue
             try:
-                before = loader.parse_blob(repo, section, old[name]).get("items") or []
-                after = loader.parse_blob(repo, section, new[name]).get("items") or [] if name in new else []
+                before = loader.read_only(repo, section, old[name], raw_old).get("items") or []
+                after = loader.read_only(repo, section, new[name]).get("items") or [] if name in new else []
             except Exception:  # a tree a person broke and cogit refused: nothing to report from it
                 continue
             kept = {i.get("id") for i in after}

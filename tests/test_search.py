@@ -6,6 +6,9 @@ from __future__ import annotations
 from cogit.paths import Home
 from cogit.search import search
 
+from test_history_index import synced  # noqa: F401  (a fixture: two machines synced)
+from gitservers import bare_repo, git_env  # noqa: F401  (fixtures)
+
 
 def _id(c, text, *args):
     return next(i["id"] for i in c.json("show", "learnings", *args)["learnings"] if i["text"] == text)
@@ -56,3 +59,32 @@ def test_search_history_finds_forgotten_pruned_and_reverted_items(initialized):
     core = search(Home(c.home), "fake clock", history=True)
     assert {h["id"] for h in core} == set(hits) and all({"scope", "section", "id", "text"} <= set(h) for h in core)
     assert len(search(Home(c.home), "fake clock", history=True, limit=2)) == 2
+
+
+def test_search_history_through_git_answers_as_the_dulwich_walk(synced, monkeypatch):
+    """history/wordwalk.py (git log --raw, cat-file) gives what the dulwich walk gives: on
+    merges, scopes, caps, a revert, a forget and a hand commit; git is really used."""
+    from cogit import search as search_module
+    from cogit.store.history import wordwalk
+
+    c = synced
+    c.run("add", "learning", "a twice gone lesson")
+    twice = _id(c, "a twice gone lesson")
+    c.run("forget", twice)
+    c.run("revert", c.json("log", "-n", "1")[0]["sha"])  # back again
+    c.run("forget", twice)  # and gone for good: its last removal is this one
+    last = c.json("log", "-n", "1")[0]["sha"]
+    home = Home(synced.home)
+    queries = ["lesson", "a lesson", "b lesson 1", "quick", "thumb", "late", "sync", "twice gone", "nothing-here"]
+    through_git = {q: search(home, q, history=True) for q in queries}
+    used = []
+    real = wordwalk.removed
+    monkeypatch.setattr(wordwalk, "removed", lambda *a: used.append(1) or real(*a))
+    search(home, "lesson", history=True)
+    assert used  # the git path was taken
+    monkeypatch.setattr(wordwalk, "removed", lambda *a: None)  # git cannot answer: the dulwich walk
+    for q in queries:
+        assert search(home, q, history=True) == through_git[q], q
+    assert any(h["status"] == "removed" for h in through_git["lesson"])
+    assert [h["commit"] for h in through_git["twice gone"] if h["id"] == twice] == [last]
+    assert search_module._removed_by_walk  # the fallback stays

@@ -18,7 +18,7 @@ from cogit.store.history.diff import ItemChange, diff_states
 from cogit.store.history.index import Entry, parse_since  # noqa: F401 - re-exported
 from cogit.store.git.repo import open_existing
 from cogit.store.git.provenance import Provenance, parse
-from cogit.store.state import canonical_reader, loader
+from cogit.store.state import loader
 from cogit.store.state.documents import ITEM_SECTIONS, default_doc, section_of_file
 from cogit.domain.times import now_iso
 from cogit.store.write.transact import Change, State, load_state, transact
@@ -78,10 +78,7 @@ def _doc(repo, name: str, blobs: dict[str, str]) -> dict:
     blob_id = blobs[name]
     doc = _DOCS.get(blob_id)
     if doc is None:
-        data = git.blob(repo, blob_id)
-        doc = canonical_reader.read(data) if len(data) <= yamlio.MAX_BYTES else None
-        if doc is None:
-            doc = loader.parse_blob(repo, section, blob_id)
+        doc = loader.read_only(repo, section, blob_id)
         if len(_DOCS) >= _DOCS_LIMIT:
             _DOCS.clear()
         _DOCS[blob_id] = doc

@@ -47,6 +47,20 @@ def parse_blob(repo, section: str, blob_id: str) -> dict:
     return json.loads(json.dumps(doc))
 
 
+def read_only(repo, section: str, blob_id: str, data: bytes | None = None) -> dict:
+    """The plain document of one blob, to read and not to change (it may share its entries
+    with other results): a file in cogit's canonical layout through `canonical_reader`,
+    several times faster than ruamel.yaml and with nothing cached on disk; any other
+    layout through the validated, cached `parse_blob` (raises InvalidState if it is bad).
+    History walks read thousands of old versions this way."""
+    from cogit.store.state import canonical_reader
+
+    if data is None:
+        data = git.blob(repo, blob_id)
+    doc = canonical_reader.read(data) if len(data) <= yamlio.MAX_BYTES else None
+    return parse_blob(repo, section, blob_id) if doc is None else doc
+
+
 def load_plain(repo, sha: str | None, blobs: dict[str, str] | None = None) -> dict[str, dict]:
     """section -> plain, validated document at a commit (defaults for missing files)."""
     blobs = git.blob_ids(repo, sha) if blobs is None else blobs
