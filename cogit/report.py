@@ -31,6 +31,7 @@ from importlib import resources
 from pathlib import Path
 
 from cogit import __version__
+from cogit import report_commits
 from cogit import report_story as story_of
 from cogit.errors import UsageError
 from cogit.paths import Home
@@ -151,8 +152,9 @@ def _home_label(root: Path) -> str:
 
 
 def build(home: Home, *, since: str | None = None, project: Scope | None = None,
-          max_commits: int = MAX_COMMITS, now: float | None = None) -> dict:
-    """Everything the page shows, as plain JSON-able data."""
+          max_commits: int = MAX_COMMITS, now: float | None = None, use_git: bool = True) -> dict:
+    """Everything the page shows, as plain JSON-able data. `use_git=False`: the commits are
+    walked by dulwich (the fallback, and the reference the git path is tested against)."""
     from cogit.domain import ledger
     from cogit.learn.rule_listing import _row as rule_row
     from cogit.learn.rule_listing import entries_of
@@ -171,19 +173,9 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
         scopes, places = _scopes(repo, project)
         config = main_config(repo)
 
-        # Every commit of every scope, once (a sha reachable from two branches lists both).
-        infos: dict[str, git.CommitInfo] = {}
-        scope_of: dict[str, list[str]] = {}
-        rank: dict[str, int] = {}  # position in its branch's walk: breaks ties of one second
-        for branch, name in scopes:
-            for n, info in enumerate(git.walk(repo, git.head(repo, branch))):
-                infos.setdefault(info.sha, info)
-                rank.setdefault(info.sha, n)
-                scope_of.setdefault(info.sha, []).append(name)
-        ordered = _newest_first(infos, rank)
-        total = len(ordered)
-        in_range = [i for i in ordered if cutoff is None or i.time >= cutoff]
-        shown = in_range[:max_commits]
+        # The newest commits of every scope, in the page's order (cogit/report_commits.py).
+        listing = report_commits.read(repo, str(home.memory / ".git"), scopes, cutoff, max_commits, use_git=use_git)
+        total, shown, scope_of = listing.total, listing.shown, listing.scope_of
 
         commits = []
         for info in shown:
@@ -224,7 +216,7 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
                         if ch["op"] == "+" and not (len(c["parents"]) > 1 and key in added):
                             added[key] = c["sha"]
 
-        shown_at = story_of.shown_sessions(infos.values())  # every receipt that held a rule
+        shown_at = listing.shown_at  # every receipt that held a rule
         items, tools, rules = [], [], []
         books: dict = {}  # branch -> its ledger, read once
         for branch, name in scopes:
@@ -285,8 +277,8 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
             "scopes": [{"name": n, "branch": b} for b, n in scopes],
             "since": since or "",
             "total_commits": total,
-            "before_since": total - len(in_range),
-            "left_out": len(in_range) - len(shown),
+            "before_since": total - listing.in_range,
+            "left_out": listing.in_range - len(shown),
             "max_commits": max_commits,
             "source_classes": list(SOURCE_CLASSES),
             "commits": commits,
@@ -295,35 +287,11 @@ def build(home: Home, *, since: str | None = None, project: Scope | None = None,
             "tools": tools,
             "sessions": sessions,
             "story": story_of.story(commits, start, how, rules=rules, items=items, sessions=sessions,
-                                    proposed=proposed, left_out=len(in_range) - len(shown), told=told),
+                                    proposed=proposed, left_out=listing.in_range - len(shown), told=told),
             "generated_t": now,
         }
     finally:
         repo.close()
-
-
-def _newest_first(infos: dict, rank: dict[str, int]) -> list:
-    """Newest first, and never a parent before its child (commits in one second are common:
-    a session's fold writes several), whatever the clocks of the machines said."""
-    import heapq
-
-    children = dict.fromkeys(infos, 0)
-    for info in infos.values():
-        for p in info.parents:
-            if p in children:
-                children[p] += 1
-    heap = [(-i.time, rank[i.sha], i.sha) for i in infos.values() if children[i.sha] == 0]
-    heapq.heapify(heap)
-    out = []
-    while heap:
-        sha = heapq.heappop(heap)[2]
-        out.append(infos[sha])
-        for p in infos[sha].parents:
-            if p in children:
-                children[p] -= 1
-                if children[p] == 0:
-                    heapq.heappush(heap, (-infos[p].time, rank[p], p))
-    return out
 
 
 def _trailers(trailers: dict, places: dict[str, str]) -> dict:

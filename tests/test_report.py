@@ -402,6 +402,24 @@ def test_bounds_since_project_and_errors(memory, tmp_path):
     assert folder.returncode == 2, folder.err
 
 
+def test_the_page_is_the_same_read_through_git_or_walked(memory):
+    """The commits read through the git binary (cogit/report_commits.py) make the very page
+    dulwich's walk of every commit made, on this memory's scopes, sessions, receipts, rule,
+    revert, hand edit and merge from another machine (tests/test_report_commits.py has the
+    ordering traps)."""
+    from cogit import report
+    from cogit.paths import Home
+    from cogit.store.scopes import resolve
+
+    c, made = memory
+    home = Home(c.home)
+    alpha = resolve(home, made["branch"], str(c.home))
+    for kw in ({}, {"max_commits": 4}, {"since": "2000-01-01", "max_commits": 30}, {"project": alpha}):
+        with_git = json.dumps(report.build(home, now=2_000_000_000, **kw), sort_keys=True)
+        assert with_git == json.dumps(report.build(home, now=2_000_000_000, use_git=False, **kw), sort_keys=True), kw
+    assert json.loads(with_git)["rules"][0]["sessions_shown"] > 0
+
+
 def test_open_uses_the_default_browser(initialized, tmp_path):
     c = initialized
     seen = tmp_path / "opened.txt"
