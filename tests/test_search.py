@@ -88,3 +88,27 @@ def test_search_history_through_git_answers_as_the_dulwich_walk(synced, monkeypa
     assert any(h["status"] == "removed" for h in through_git["lesson"])
     assert [h["commit"] for h in through_git["twice gone"] if h["id"] == twice] == [last]
     assert search_module._removed_by_walk  # the fallback stays
+
+
+def test_a_blob_larger_than_any_state_file_is_dropped_unread(initialized, git_env, monkeypatch):
+    """A commit made with git that holds a huge learnings.yaml: both paths skip it alike."""
+    from cogit.store.history import wordwalk
+    from cogit.store.state import yamlio
+
+    c = initialized
+    c.run("add", "learning", "a huge lesson before")
+    path = c.home / "memory" / "learnings.yaml"
+    good = path.read_bytes()
+    path.write_bytes(good + b"#" + b"lesson " * (yamlio.MAX_BYTES // 7 + 10) + b"\n")
+    c.git("commit", "-q", "-am", "huge by hand")
+    path.write_bytes(good)
+    c.git("commit", "-q", "-am", "back by hand")
+    c.run("add", "learning", "after the huge one")
+    from cogit.store.state import canonical_reader
+
+    sizes, real = [], canonical_reader.read
+    monkeypatch.setattr(canonical_reader, "read", lambda data: sizes.append(len(data)) or real(data))
+    through_git = search(Home(c.home), "lesson", history=True)
+    assert sizes and max(sizes) <= yamlio.MAX_BYTES  # never held whole, never parsed
+    monkeypatch.setattr(wordwalk, "removed", lambda *a: None)
+    assert search(Home(c.home), "lesson", history=True) == through_git

@@ -27,6 +27,7 @@ import os
 import subprocess
 
 from cogit.store.history import gitlog
+from cogit.store.state import yamlio
 
 _ZERO = "0" * 40
 _KEEP = 8  # blobs kept read: a commit's new file is the next (older) commit's old one
@@ -155,15 +156,23 @@ class _Blobs:
         if len(head) != 3 or head[0] != blob_id.encode() or head[1] != b"blob" or not head[2].isdigit():
             raise _Refused()
         size = int(head[2])
+        if size > yamlio.MAX_BYTES:  # larger than any state file cogit reads: dropped unread, in pieces
+            left = size + 1
+            while left:
+                piece = self.proc.stdout.read(min(left, 1 << 16))
+                if not piece:
+                    raise _Refused()
+                left -= len(piece)
+            return None
         data = self.proc.stdout.read(size + 1)
         if len(data) != size + 1 or data[-1:] != b"\n":
             raise _Refused()
         return data[:-1]
 
     def _doc(self, blob_id, section, data):
-        from cogit.store.state import canonical_reader, yamlio
+        from cogit.store.state import canonical_reader
 
-        doc = canonical_reader.read(data) if len(data) <= yamlio.MAX_BYTES else None
+        doc = canonical_reader.read(data)
         if doc is None:
             try:
                 doc = self.fallback(section, blob_id)
@@ -183,6 +192,8 @@ class _Blobs:
         if key in self.kept:
             return self.kept[key]
         data = self._data(blob_id)
+        if data is None:  # too large to be a state file: the walk cannot read it either
+            return self._remember(key, [])
         low = data.lower()
         if not all(n in low for n in needles):
             return self._remember(key, [])
@@ -194,5 +205,6 @@ class _Blobs:
         key = ("i", blob_id)
         if key in self.kept:
             return self.kept[key]
-        items = self._doc(blob_id, section, self._data(blob_id))
+        data = self._data(blob_id)
+        items = None if data is None else self._doc(blob_id, section, data)
         return self._remember(key, None if items is None else {i.get("id") for i in items})
