@@ -7,8 +7,9 @@ at 10,000 commits. One item needs far less. Here:
 * `git log --raw --diff-merges=first-parent` lists, for every commit reachable from the
   head, its commit time, parents and the blobs of the files it changed against its first
   parent (what `commit_changes` diffs);
-* `git cat-file --batch` streams the distinct blobs of the changed item files (and
-  tools.yaml, whose keys are tool names); a blob whose bytes cannot hold the id (the id
+* `git cat-file --batch`, asked as the log streams by (one commit's new file is the next
+  one's old, so the last few answers are kept), gives the blobs of the changed item files
+  (and tools.yaml, whose keys are tool names); a blob whose bytes cannot hold the id (the id
   is not in it, and it has no backslash escape or NUL that could spell it otherwise) is
   dropped unread; the others are read (`canonical_reader`, else the validated loader, as
   `log._doc` does) and only their entries with that id are kept;
@@ -21,21 +22,19 @@ at 10,000 commits. One item needs far less. Here:
 
 An id that is a section's own name (a document section's key), that needs quoting in
 YAML, or any git failure returns None: the caller builds the index as before. Memory is
-bounded: nothing but the item's own entries is kept of a blob.
+bounded: of the history, only rev-list's lines (for the order) and the item's changes are
+kept, of a blob only the item's own entries, and only of the last few.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import threading
 
 from cogit.store.history import gitlog
 
 TIMEOUT = gitlog.TIMEOUT
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-_ZERO = "0" * 40
 _SKIP = object()  # a blob that cannot hold the id
 
 
@@ -60,21 +59,10 @@ def item_history(git_dir: str, head: str, item_id: str, open_repo, root_changes)
     commit's changes to the item (log.commit_changes)."""
     from cogit.store.state.documents import ITEM_SECTIONS
 
-    binary = gitlog._git()
-    if binary is None or not gitlog._sha(head) or not usable_id(item_id):
+    base = gitlog.command(git_dir)
+    if base is None or not gitlog._sha(head) or not usable_id(item_id):
         return None
-    base = [binary, "--git-dir", git_dir, "-c", "core.hooksPath=" + os.devnull]
-    env = gitlog._env()
-    sections = {f"{s}.yaml": s for s in (*ITEM_SECTIONS, "tools")}
-    graph = _changed(base, env, head, sections)
-    if graph is None:
-        return None
-    order_text, touched, roots, blobs = graph
-    if order_text.count("\n") < LAZY_MIN:
-        return None
-    kept = _read_blobs(base, env, blobs, item_id.encode(), sections, item_id)
-    if kept is None:
-        return None
+    sections = {f"{s}.yaml".encode(): s for s in (*ITEM_SECTIONS, "tools")}
     opened = []
 
     def repo_of():
@@ -82,26 +70,175 @@ def item_history(git_dir: str, head: str, item_id: str, open_repo, root_changes)
             opened.append(open_repo())
         return opened[0]
 
+    order = bytearray()
+    hits: dict[str, list] = {}
     try:
-        hits: dict[str, list] = {}
-        for sha, pairs in touched:
-            changes = _changes(pairs, kept, item_id, repo_of)
-            if changes:
-                hits[sha] = changes
+        with gitlog.raw_log(base, gitlog._env(), head) as log, \
+                gitlog.streamed(base, gitlog._env(), ("cat-file", "--batch"), stdin=subprocess.PIPE) as cat:
+            roots = _walk(gitlog.raw_commits(log.stdout, sections, order), cat, item_id, repo_of, hits)
+            if roots is None or not gitlog.finish(log) or not gitlog.finish(cat):
+                return None
+        if order.count(b"\n") < LAZY_MIN:
+            return None
         for sha in roots:  # everything in it is new: diffed whole, as the full walk does
             changes = root_changes(repo_of(), sha)
             if changes:
                 hits[sha] = changes
+    except (OSError, ValueError, UnicodeDecodeError, subprocess.SubprocessError):
+        return None
     finally:
         for repo in opened:
             repo.close()
-    order = gitlog._walk_order(order_text, head, set(hits))
-    if order is None:
+    text = order.decode("ascii")
+    del order
+    walk = gitlog._walk_order(text, head, set(hits))
+    if walk is None:
         return None
-    raw = gitlog._cat(base, env, order) if order else {}
+    raw = gitlog._cat(base, gitlog._env(), walk) if walk else {}
     if raw is None:
         return None
-    return [(raw[sha], hits[sha]) for sha in order]
+    return [(raw[sha], hits[sha]) for sha in walk]
+
+
+_KEEP = 16  # blobs kept read: one commit's new file is the next (older) commit's old one
+_END = object()
+
+
+def _walk(commits, cat, item_id, repo_of, hits):
+    """Diff each commit's changed files for the item as git log streams them; the root
+    commits' shas are returned (None if git's output did not parse).
+
+    A thread reads the log and asks cat-file for each blob not among the last _KEEP it
+    asked for; this thread reads the answers in the same order and keeps the same last
+    _KEEP, so both sides agree on which blobs come down the pipe, git never waits for a
+    round trip, and memory holds a bounded queue and a few reduced documents, not the
+    history (before: every commit's blob pairs and every blob with the id, 156 MB at
+    100,000 commits)."""
+    import queue
+
+    token = item_id.encode()
+    work: queue.Queue = queue.Queue(maxsize=64)
+    stop = threading.Event()
+    failed = []
+
+    def ask():
+        asked: dict[str, None] = {}
+        batch, lines = [], []
+        try:
+            for sha, root, pairs in commits:
+                wanted = []
+                for _section, old, new in () if root else pairs:
+                    for blob in (old, new):
+                        if blob is not None and blob not in asked:
+                            asked[blob] = None
+                            if len(asked) > _KEEP:
+                                asked.pop(next(iter(asked)))
+                            wanted.append(blob)
+                            lines.append(blob + "\n")
+                batch.append((sha, root, pairs, wanted))
+                # handed over in batches (a queue hand-off costs more than a commit's work), small
+                # enough that their asks fit in the pipe while cat-file waits for them to be read
+                if len(batch) >= 64 or len(lines) >= 256:
+                    _hand(cat, work, stop, batch, lines)
+                    batch, lines = [], []
+            _hand(cat, work, stop, batch, lines)
+        except BaseException as exc:  # noqa: BLE001 - handed to the reading side, which refuses
+            failed.append(exc)
+        finally:
+            try:
+                cat.stdin.close()
+            except OSError:
+                pass
+            _put(work, stop, _END)
+
+    asker = threading.Thread(target=ask, daemon=True)
+    asker.start()
+    kept: dict[str, object] = {}
+    roots, done = [], False
+    try:
+        while True:
+            batch = work.get()
+            if batch is _END:
+                break
+            for sha, root, pairs, fresh in batch:
+                if root:
+                    roots.append(sha)
+                    continue
+                now: dict[str, object] = {}  # this commit's blobs, taken as the asking side took them
+                for section, old, new in pairs:
+                    for blob in (old, new):
+                        if blob is None or blob in now:
+                            continue
+                        if blob in fresh:
+                            now[blob] = kept[blob] = _read(cat.stdout, blob, token, section, item_id)
+                            if len(kept) > _KEEP:
+                                kept.pop(next(iter(kept)))
+                        else:
+                            now[blob] = kept[blob]  # KeyError: the two sides disagree, refused
+                if now:
+                    changes = _changes(pairs, now, item_id, repo_of)
+                    if changes:
+                        hits[sha] = changes
+        done = True
+    except (_Refused, KeyError):
+        return None
+    finally:
+        stop.set()
+        if not done:  # the asking side may wait on a full pipe nobody reads now
+            cat.kill()
+        asker.join(timeout=5)
+    return None if failed else roots
+
+
+class _Refused(Exception):
+    """cat-file's answer was not what it should be."""
+
+
+def _hand(cat, work, stop, batch, lines):
+    if lines:
+        cat.stdin.write("".join(lines).encode())
+        cat.stdin.flush()
+    if batch:
+        _put(work, stop, batch)
+
+
+def _put(work, stop, job):
+    import queue
+
+    while not stop.is_set():
+        try:
+            work.put(job, timeout=0.1)
+            return
+        except queue.Full:
+            continue
+
+
+def _read(stream, blob_id, token, section, item_id):
+    """One blob of cat-file's answers: the entries with the id (or the plain document of
+    tools.yaml), the blob id itself when only the validated loader can read it, or _SKIP
+    when its bytes cannot hold the id."""
+    from cogit.store.state import canonical_reader, yamlio
+
+    head = stream.readline().split()
+    if len(head) != 3 or head[0].decode("ascii", "replace") != blob_id or head[1] != b"blob" or not head[2].isdigit():
+        raise _Refused()
+    size = int(head[2])
+    if size > yamlio.MAX_BYTES:  # larger than any state file: read in pieces and dropped, the loader decides
+        left = size + 1
+        while left:
+            piece = stream.read(min(left, 1 << 16))
+            if not piece:
+                raise _Refused()
+            left -= len(piece)
+        return blob_id
+    data = stream.read(size + 1)
+    if len(data) != size + 1 or data[-1:] != b"\n":
+        raise _Refused()
+    data = data[:-1]
+    if token not in data and b"\\" not in data and b"\x00" not in data:
+        return _SKIP
+    doc = canonical_reader.read(data)
+    return blob_id if doc is None else _reduce(doc, section, item_id)
 
 
 def _changes(pairs, kept, item_id, repo_of):
@@ -146,112 +283,3 @@ def _reduce(doc, section, item_id):
     if section not in ITEM_SECTIONS:
         return doc
     return {"items": [i for i in (doc.get("items") or []) if i.get("id") == item_id]}
-
-
-def _changed(base, env, head, sections):
-    """From one `git log --raw`: rev-list's `time sha parents` lines (for the walk
-    order), [(sha, [(section, old blob, new blob)])] of the commits that changed an item
-    file or tools.yaml, the root commits, and the blob ids to read (old ones first met)."""
-    try:
-        proc = subprocess.Popen([*base, "log", "--no-color", "--format=%x01%ct %H %P", "--raw", "--no-abbrev",
-                                 "--no-renames", "--diff-merges=first-parent", head],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                                cwd="/", env=env)
-    except OSError:
-        return None
-    order, touched, roots, blobs = [], [], [], {}
-    intern = sys.intern
-    try:
-        sha, pairs = None, []
-        for line in proc.stdout:
-            if line[:1] == b"\x01":
-                if pairs:
-                    touched.append((sha, pairs))
-                parts = line[1:].decode("ascii").split()
-                if len(parts) < 2:
-                    return None
-                order.append(" ".join(parts) + "\n")  # rev-list's line (a root's `%P` leaves a space)
-                sha, pairs = parts[1], []
-                if len(parts) == 2:
-                    roots.append(sha)
-                    sha = None  # (its files, all new, are not read here)
-            elif line[:1] == b":" and sha is not None:
-                meta, _, path = line.rstrip(b"\n").partition(b"\t")
-                section = sections.get(path.decode("utf-8", "replace"))
-                fields = meta.split()
-                if section is None or len(fields) != 5:
-                    continue
-                old, new = fields[2].decode("ascii"), fields[3].decode("ascii")
-                old = None if old == _ZERO else intern(old)
-                new = None if new == _ZERO else intern(new)
-                for b in (old, new):
-                    if b is not None:
-                        blobs[b] = section
-                pairs.append((section, old, new))
-        if pairs:
-            touched.append((sha, pairs))
-        proc.wait(timeout=TIMEOUT)
-    except (OSError, UnicodeDecodeError, subprocess.SubprocessError):
-        return None
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
-    if proc.returncode != 0 or not order:
-        return None
-    return "".join(order), touched, roots, blobs
-
-
-def _read_blobs(base, env, blobs: dict, token: bytes, sections, item_id):
-    """blob id -> the entries with the id (or the plain document of tools.yaml), or the
-    blob id itself when only the validated loader can read it; blobs that cannot hold
-    the id are left out. Streamed: a blob's bytes are dropped once looked at."""
-    from cogit.store.state import canonical_reader, yamlio
-
-    ids = list(blobs)
-    try:
-        proc = subprocess.Popen([*base, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, cwd="/", env=env)
-    except OSError:
-        return None
-
-    def feed():
-        try:
-            for n in range(0, len(ids), 512):
-                proc.stdin.write("".join(b + "\n" for b in ids[n:n + 512]).encode())
-            proc.stdin.close()
-        except OSError:
-            pass
-
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
-    kept = {}
-    try:
-        read, readline = proc.stdout.read, proc.stdout.readline
-        for blob_id in ids:
-            head = readline().split()
-            if len(head) != 3 or head[0].decode("ascii", "replace") != blob_id or head[1] != b"blob" \
-                    or not head[2].isdigit():
-                return None
-            size = int(head[2])
-            data = read(size + 1)
-            if len(data) != size + 1 or data[-1:] != b"\n":
-                return None
-            data = data[:-1]
-            if token not in data and b"\\" not in data and b"\x00" not in data:
-                continue
-            doc = canonical_reader.read(data) if size <= yamlio.MAX_BYTES else None
-            kept[blob_id] = blob_id if doc is None else _reduce(doc, blobs[blob_id], item_id)
-        proc.wait(timeout=TIMEOUT)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
-        writer.join(timeout=5)
-    if proc.returncode != 0:
-        return None
-    return kept

@@ -23,13 +23,11 @@ the caller walks the history with dulwich: this is a shortcut, never the only wa
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 from cogit.store.history import gitlog
 from cogit.store.state import yamlio
 
-_ZERO = "0" * 40
 _KEEP = 8  # blobs kept read: a commit's new file is the next (older) commit's old one
 
 
@@ -45,36 +43,23 @@ def removed(git_dir: str, head: str, needles: list[bytes], wanted, fallback):
     document of a blob the canonical reader refuses (it may raise: that file is skipped)."""
     from cogit.store.state.documents import ITEM_SECTIONS, filename
 
-    binary = gitlog._git()
-    if binary is None or not gitlog._sha(head) or not needles:
+    base = gitlog.command(git_dir)
+    if base is None or not gitlog._sha(head) or not needles:
         return None
-    base = [binary, "--git-dir", git_dir, "-c", "core.hooksPath=" + os.devnull]
     env = gitlog._env()
     files = {filename(s).encode(): s for s in ITEM_SECTIONS}
+    order = bytearray()
     try:
-        log = subprocess.Popen([*base, "log", "--no-color", "--format=%x01%ct %H %P", "--raw", "--no-abbrev",
-                                "--no-renames", "--diff-merges=first-parent", head],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                               cwd="/", env=env)
-    except OSError:
-        return None
-    blobs = None
-    try:
-        blobs = _Blobs(base, env, fallback)
-        order, found = _scan(log.stdout, files, needles, wanted, blobs)
-        log.wait(timeout=gitlog.TIMEOUT)
-        if log.returncode != 0 or not order:
-            return None
+        with gitlog.raw_log(base, env, head) as log, \
+                gitlog.streamed(base, env, ("cat-file", "--batch"), stdin=subprocess.PIPE) as cat:
+            found = _scan(gitlog.raw_commits(log.stdout, files, order), needles, wanted, _Blobs(cat, fallback))
+            if not gitlog.finish(log) or not order:
+                return None
     except (OSError, ValueError, UnicodeDecodeError, subprocess.SubprocessError, _Refused):
         return None
-    finally:
-        if log.poll() is None:
-            log.kill()
-            log.wait()
-        log.stdout.close()
-        if blobs is not None:
-            blobs.close()
-    walk = gitlog._walk_order("".join(order), head, {sha for hits in found.values() for sha, _, _ in hits})
+    text = order.decode("ascii")
+    del order
+    walk = gitlog._walk_order(text, head, {sha for hits in found.values() for sha, _, _ in hits})
     if walk is None:
         return None
     rank = {sha: n for n, sha in enumerate(walk)}
@@ -90,62 +75,36 @@ def removed(git_dir: str, head: str, needles: list[bytes], wanted, fallback):
     return [(raw[sha], section, item) for sha, section, item in out]
 
 
-def _scan(stream, files, needles, wanted, blobs):
-    """Read `git log --raw`: rev-list's `time sha parents` lines, and id -> [(sha, section,
-    item)] of every removal of a wanted item."""
-    order, found = [], {}
-    sha = None
-    for line in stream:
-        if line[:1] == b"\x01":
-            parts = line[1:].decode("ascii").split()
-            if len(parts) < 2:
-                raise _Refused()
-            order.append(" ".join(parts) + "\n")  # rev-list's line (a root's `%P` leaves a space)
-            sha = parts[1] if len(parts) > 2 else None  # a root commit removed nothing
-            continue
-        if line[:1] != b":" or sha is None:
-            continue
-        meta, _, path = line.rstrip(b"\n").partition(b"\t")
-        section = files.get(path)
-        fields = meta.split()
-        if section is None:
-            continue
-        if len(fields) != 5:
-            raise _Refused()
-        old, new = fields[2].decode("ascii"), fields[3].decode("ascii")
-        if old == _ZERO:
-            continue  # the file is new: nothing in it was removed
-        before = blobs.matching(old, section, needles, wanted)
-        if not before:
-            continue
-        after = set() if new == _ZERO else blobs.ids(new, section)
-        if after is None:
-            continue  # a file the walk cannot read either: nothing to report from it
-        for item in before:
-            iid = item.get("id")
-            if iid not in after:
-                found.setdefault(iid, []).append((sha, section, item))
-    return order, found
+def _scan(commits, needles, wanted, blobs):
+    """id -> [(sha, section, item)] of every removal of a wanted item in `commits`
+    (gitlog.raw_commits)."""
+    found = {}
+    for sha, root, pairs in commits:
+        if root:
+            continue  # a root commit removed nothing
+        for section, old, new in pairs:
+            if old is None:
+                continue  # the file is new: nothing in it was removed
+            before = blobs.matching(old, section, needles, wanted)
+            if not before:
+                continue
+            after = set() if new is None else blobs.ids(new, section)
+            if after is None:
+                continue  # a file the walk cannot read either: nothing to report from it
+            for item in before:
+                iid = item.get("id")
+                if iid not in after:
+                    found.setdefault(iid, []).append((sha, section, item))
+    return found
 
 
 class _Blobs:
     """One `git cat-file --batch`, asked a blob at a time; the last few answers kept."""
 
-    def __init__(self, base, env, fallback):
-        self.proc = subprocess.Popen([*base, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, cwd="/", env=env)
+    def __init__(self, proc, fallback):
+        self.proc = proc
         self.fallback = fallback
         self.kept: dict[tuple, object] = {}
-
-    def close(self):
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        self.proc.stdout.close()
 
     def _data(self, blob_id: str) -> bytes:
         if not gitlog._sha(blob_id):
