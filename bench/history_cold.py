@@ -101,6 +101,34 @@ def figures(homes: dict[int, Path], quick: bool) -> list[dict]:
                              "met": mb <= 100, "method": "GNU time's maximum resident set size of the cogit process "
                                                          "and of each git process it ran (the largest)"})
 
+        # the first fold on a fresh clone: the session-end work (`cogit finalize`, which folds and
+        # then indexes history for `why`) after a write, against the same after the next write
+        clone = _fresh_clone(homes[at], work / "fold")
+        env = t.clean_env(clone)
+        n_add = iter(range(10_000))
+
+        def write(_n):
+            t.run([*cogit, "add", "learning", f"a lesson of the fold bench {next(n_add)}"], env)
+            return b""
+
+        write(0)
+        peak = t.peak_kib([*cogit, "finalize", "--quiet"], env)  # the first: no index at all
+        shutil.rmtree(clone, ignore_errors=True)
+        clone = _fresh_clone(homes[at], work / "fold")
+        write(0)
+        first, _ = t.run([*cogit, "finalize", "--quiet"], env)
+        warm = t.measure({"warm fold": ([*cogit, "finalize", "--quiet"], env, write)}, q_runs, warmup)
+        rows.append(t.row(f"first fold (`cogit finalize` after a write) on a fresh clone of {at:,} commits vs the warm one",
+                          first, t.med(warm["warm fold"]), 10,
+                          method="one cold run (no runtime folder, one `add` before it), then the warm runs, an `add` "
+                                 "before each: " + t.method(warm, ["warm fold"], warmup),
+                          note="the session-end work indexes at most history.log.FOLD_BUDGET commits, the oldest first"))
+        if peak is not None:
+            rows.append({"figure": f"peak RSS of the first fold on a fresh clone of {at:,} commits (MB)",
+                         "cogit": round(peak / 1024, 1), "reference": None, "ratio": None, "target": "<= 100 MB",
+                         "met": peak / 1024 <= 100,
+                         "method": "GNU time's maximum resident set size of `cogit finalize --quiet` and its git processes"})
+
         # cogit clone against git clone --no-local, CPU
         src = homes[small if quick else mid]
         n = small if quick else mid

@@ -16,6 +16,7 @@ import pytest
 
 from cogit.paths import Home
 from cogit.store.history import log as history
+from cogit.store.history import revert as history_revert
 from cogit.store import memory
 from cogit.store.state import yamlio
 from cogit.store.git import repo as git
@@ -144,7 +145,7 @@ def test_fast_paths_match_the_full_walk_as_history_grows(home, seed):
     finally:
         repo.close()
     try:
-        history.revert(home, target, Provenance(event="revert"))
+        history_revert.revert(home, target, Provenance(event="revert"))
     except Exception:
         pass  # a later change of the same item refuses the revert: fine, the history is what it is
     (home.memory / "focus.yaml").write_text((home.memory / "focus.yaml").read_text() + "# a person's note\n")

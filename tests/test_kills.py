@@ -47,8 +47,16 @@ def _kill_after(proc: subprocess.Popen, delay: float) -> int | None:
 
 
 def _kill_background(c: Cogit) -> None:
-    """SIGKILL every detached cogit process of this home (the hooks' `cogit finalize`)."""
-    subprocess.run(["pkill", "-KILL", "-f", str(c.home)], capture_output=True)
+    """SIGKILL every detached cogit process of this home (the hooks' `cogit finalize`) and
+    the git it runs there (`git --git-dir HOME/... repack`), until none is left: a finalize
+    can start its git between pkill's look at the processes and its signal, and that
+    repack, living on, would pack and delete loose objects under the next trial's fsck."""
+    for _ in range(100):
+        subprocess.run(["pkill", "-KILL", "-f", str(c.home)], capture_output=True)
+        if subprocess.run(["pgrep", "-f", str(c.home)], capture_output=True).returncode != 0:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"processes of {c.home} outlived 100 rounds of SIGKILL")
 
 
 def _learnings(c: Cogit) -> list[str]:

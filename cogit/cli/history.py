@@ -111,7 +111,7 @@ def why(obj, item_id: str, as_json: bool, project: str | None) -> None:
 def revert(obj, rev: str, project: str | None) -> None:
     """Undo exactly one commit's item changes, as a new commit (later changes stay)."""
     from cogit.learn.rules import revert_evidence  # evidence is a ledger entry (cogit/domain/ledger.py)
-    from cogit.store.history import log as history
+    from cogit.store.history.revert import revert as revert_commit
     from cogit.store import scoped
     from cogit.store.git.provenance import Provenance
 
@@ -127,8 +127,8 @@ def revert(obj, rev: str, project: str | None) -> None:
                 error = scoped.elsewhere_commit(obj.home, rev, scope, "revert")
                 if error is not None:
                     raise error
-    result = history.revert(obj.home, rev, Provenance(event="revert", source="cli", project=scope.name), branch=scope.branch,
-                            revert_evidence=revert_evidence)
+    result = revert_commit(obj.home, rev, Provenance(event="revert", source="cli", project=scope.name), branch=scope.branch,
+                           revert_evidence=revert_evidence)
     if result is None:
         click.echo("Nothing to undo: memory already has that state; no commit made.")
     else:

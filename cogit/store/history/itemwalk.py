@@ -1,5 +1,6 @@
-"""One item's history read through the `git` binary, for `why ID` / `log --item ID` when
-the item index is empty (a fresh clone, a lost runtime folder).
+"""One item's history read through the `git` binary, for `why ID` / `log --item ID` while
+the item index lacks more than LAZY_MIN of the branch's commits (a fresh clone, a lost
+runtime folder, an index the session ends are still building: history/log.py catch_up).
 
 Building the whole index (history/log.py ItemIndex) diffs every commit in Python: 47 s
 at 10,000 commits. One item needs far less. Here:
@@ -48,7 +49,7 @@ def usable_id(item_id: str) -> bool:
             and item_id.lower() not in ("true", "false", "null", "yes", "no", "on", "off", "y", "n"))
 
 
-LAZY_MIN = 1000  # commits: below this the caller builds the index (cheap, and later queries need no dulwich)
+LAZY_MIN = 1000  # commits: a shorter history, or a smaller gap in the index, is indexed by the query itself
 
 
 def item_history(git_dir: str, head: str, item_id: str, open_repo, root_changes):

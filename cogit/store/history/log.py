@@ -1,14 +1,12 @@
-"""Reading history: log with provenance filters, semantic diffs, `why`, and revert."""
+"""Reading history: log with provenance filters, semantic diffs, `why`, and the item index
+kept up to date (revert, which writes, is history/revert.py)."""
 
 from __future__ import annotations
 
-import copy
 import heapq
 import json
-import os
 from dataclasses import dataclass
 
-from cogit.errors import CogitError, Conflict, RevisionNotFound
 from cogit.paths import Home
 from cogit.store.git import repo as git
 from cogit.store.state import yamlio
@@ -17,11 +15,10 @@ from cogit.store.history import index as hx
 from cogit.store.history.diff import ItemChange, diff_states
 from cogit.store.history.index import Entry, parse_since  # noqa: F401 - re-exported
 from cogit.store.git.repo import open_existing
-from cogit.store.git.provenance import Provenance, parse
+from cogit.store.git.provenance import parse
 from cogit.store.state import loader
-from cogit.store.state.documents import ITEM_SECTIONS, default_doc, section_of_file
-from cogit.domain.times import now_iso
-from cogit.store.write.transact import Change, State, load_state, transact
+from cogit.store.state.documents import default_doc, section_of_file
+from cogit.store.write.transact import load_state
 
 
 def _entry(info: git.CommitInfo) -> Entry:
@@ -95,6 +92,33 @@ class _Node:
     time: int
 
 
+def _oldest_missing(git_dir: str, head: str, rows, count: int) -> list[_Node] | None:
+    """The oldest `count` commits reachable from `head` that `rows` does not hold, parents
+    before children, from one `git rev-list --reverse --topo-order` (a prefix of that order
+    holds every ancestor of each of its commits); None when git cannot answer."""
+    base = gitlog.command(git_dir) if gitlog._sha(head) else None
+    if base is None:
+        return None
+    out = []
+    try:
+        with gitlog.streamed(base, gitlog._env(), ("rev-list", "--reverse", "--topo-order", "--timestamp",
+                                                    "--parents", head)) as proc:
+            for line in proc.stdout:
+                parts = line.decode("ascii").split()
+                if len(parts) < 2 or not parts[0].isdigit() or not all(gitlog._sha(p) for p in parts[1:]):
+                    return None
+                if parts[1] not in rows:
+                    out.append(_Node(parts[1], parts[2:], int(parts[0])))
+                    if len(out) >= count:
+                        break
+            else:
+                if not gitlog.finish(proc):
+                    return None
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return out
+
+
 class ItemIndex:
     """The item index (cogit/store/history/index.py) kept up to date through dulwich, so
     `why ID` and `log --item ID` need not diff every commit of a long history again.
@@ -111,9 +135,11 @@ class ItemIndex:
 
     def __init__(self, home: Home, repo):
         self.repo = repo
+        self.git_dir = str(home.memory / ".git")
         self.index = hx.Index(str(home.runtime / "cache"))
         self.rows = self.index.rows
         self.unreadable: set[str] = set()  # commits whose record could not be read: indexed again on close
+        self.added = 0  # commits indexed through this object
 
     def close(self) -> None:
         self.index.close()
@@ -121,20 +147,36 @@ class ItemIndex:
         if redo:  # a later line for the same commit wins when the index is read
             self.index.append([self._row(_Node(sha, self.rows[sha][1], self.rows[sha][0])) for sha in redo])
 
-    def ensure(self, head: str) -> None:
-        """Index every commit reachable from `head` that is not indexed yet."""
+    def missing(self, head: str, limit: int | None = None) -> list[_Node] | None:
+        """The commits reachable from `head` that are not indexed yet, or None when there
+        are more than `limit` (found by walking back to indexed commits: the index holds
+        every ancestor of a commit it holds)."""
         missing, todo, seen = [], [head], set()
         while todo:
             sha = todo.pop()
             if sha in self.rows or sha in seen:
                 continue
+            if limit is not None and len(missing) >= limit:
+                return None
             seen.add(sha)
             c = self.repo[sha.encode()]
             info = _Node(sha, [p.decode() for p in c.parents], c.commit_time)
             missing.append(info)
             todo.extend(info.parents)
+        return missing
+
+    def ensure(self, head: str, budget: int | None = None) -> bool:
+        """Index every commit reachable from `head` that is not indexed yet; with a
+        `budget`, at most that many, the oldest first (read through git: `git rev-list
+        --reverse --topo-order`), so a fresh clone of a long history is indexed over a
+        few session ends in bounded time and memory. True when `head` is indexed."""
+        missing = self.missing(head, budget)
+        if missing is None:
+            missing = _oldest_missing(self.git_dir, head, self.rows, budget)
+            if missing is None:  # no git: the whole gap, as before
+                missing = self.missing(head)
         if not missing:
-            return
+            return head in self.rows
         by_sha = {i.sha: i for i in missing}
         found, done = [], set()
         for info in missing:  # ancestors first: any prefix of what is written is complete
@@ -149,10 +191,16 @@ class ItemIndex:
                     continue
                 done.add(node.sha)
                 found.append(self._row(node))
+                self.added += 1
                 if len(found) >= APPEND_BATCH:  # bounded memory: a record is written, then forgotten
                     self.index.append(found)
                     found = []
         self.index.append(found)
+        return head in self.rows
+
+    def behind(self, head: str, limit: int) -> bool:
+        """More than `limit` commits reachable from `head` are not indexed."""
+        return self.missing(head, limit) is None
 
     def _row(self, node: _Node) -> tuple:
         """What the index keeps of a commit: its place in the graph and its record."""
@@ -212,12 +260,11 @@ def log(
     try:
         cutoff = parse_since(since) if since else None
         out = []
-        index = None
-        found = _from_git(home, repo, git.head(repo, branch), item) if item else None
+        index = ItemIndex(home, repo) if item else None
+        found = _from_git(home, index, git.head(repo, branch), item) if item else None
         if found is not None:
             entries = (e for e, _ in found)
         elif item:
-            index = ItemIndex(home, repo)
             needle = json.dumps(item, ensure_ascii=False)
             entries = (index.entry(sha) for sha in index.walk(git.head(repo, branch)) if index.changes(sha, item, needle))
         else:
@@ -247,16 +294,15 @@ def log(
         repo.close()
 
 
-def _from_git(home: Home, repo, head: str | None, item_id: str):
+def _from_git(home: Home, index: "ItemIndex", head: str | None, item_id: str):
     """(entry, changes) of the commits that changed `item_id`, read by git for this one
-    item (history/itemwalk.py) while the item index is empty, or None: the index is built."""
-    try:
-        if not head or os.path.getsize(home.runtime / "cache" / "history.idx") > len(hx.HEADER):
-            return None
-    except OSError:
-        pass  # no index at all
+    item (history/itemwalk.py) while the item index lacks more than itemwalk.LAZY_MIN of
+    the head's commits (a fresh clone, a lost runtime folder, an index the session-end
+    work is still building), or None: the index answers, indexing the few it lacks."""
     from cogit.store.history import itemwalk
 
+    if not head or (index.rows and not index.behind(head, itemwalk.LAZY_MIN)):
+        return None
     found = itemwalk.item_history(str(home.memory / ".git"), head, item_id, lambda: open_existing(home),
                                   lambda repo, sha: commit_changes(repo, sha, None, only_id=item_id))
     return None if found is None else [(gitlog.raw_entry(raw, Entry), changes) for raw, changes in found]
@@ -265,13 +311,13 @@ def _from_git(home: Home, repo, head: str | None, item_id: str):
 def why(home: Home, item_id: str, branch: str = git.MAIN) -> list[tuple[Entry, list[ItemChange]]]:
     repo = open_existing(home)
     try:
-        found = _from_git(home, repo, git.head(repo, branch), item_id)
-        if found is not None:
-            return found
         out = []
         index = ItemIndex(home, repo)
         needle = json.dumps(item_id, ensure_ascii=False)
         try:
+            found = _from_git(home, index, git.head(repo, branch), item_id)
+            if found is not None:
+                return found
             for sha in index.walk(git.head(repo, branch)):
                 changes = index.changes(sha, item_id, needle)
                 if changes:
@@ -335,16 +381,25 @@ def index_heads(home: Home, branches: list[str]) -> None:
         repo.close()
 
 
+FOLD_BUDGET = 2_000  # commits one session end indexes at most (about 1 ms each, bounded memory)
+
+
 def catch_up(home: Home) -> None:
     """Bring the item index and the recent files up to date with every scope's branch
-    (the detached session-end work runs this, so a query after many commits pays nothing)."""
+    (the detached session-end work runs this, so a query after many commits pays nothing).
+    At most FOLD_BUDGET commits are indexed in one run, the oldest first: the first session
+    end after a fresh clone of 100,000 commits would otherwise diff all of them (104 s of
+    CPU, 260 MB); meanwhile `why` / `log --item` read the item through git (_from_git)."""
     repo = open_existing(home)
     try:
         index = ItemIndex(home, repo)
         try:
             for branch in git.branches(repo):
                 if branch == git.MAIN or branch.startswith(hx.PROJECT_PREFIX):
-                    index.ensure(git.head(repo, branch))
+                    left = FOLD_BUDGET - index.added
+                    if left <= 0:
+                        break  # the next session end goes on
+                    index.ensure(git.head(repo, branch), left)
         finally:
             index.close()
         _refresh_recent(home, repo)
@@ -369,139 +424,3 @@ def diff(home: Home, rev_a: str | None = None, rev_b: str | None = None, *, raw:
         return commit_changes(repo, new, parent=old) if old else diff_states({}, yamlio.plain(dict(load_state(repo, new))))
     finally:
         repo.close()
-
-
-def revert(home: Home, rev: str, prov: Provenance, branch: str = git.MAIN, *, revert_evidence=None):
-    """Undo exactly the item changes of commit `rev`, as a new commit.
-
-    Later commits that changed other items are kept. If a later commit changed
-    one of the same items, nothing is changed and Conflict names both commits.
-
-    A rule's evidence commit is a ledger entry, not an item change: it is handed to
-    `revert_evidence(home, target, summary, rule_id, prov, branch)` (the CLI passes
-    cogit/learn/rules.py's; learning sits above the store, so it is a parameter).
-    """
-    repo = open_existing(home)
-    try:
-        target = git.resolve(repo, rev, branch)
-        info = git.info(repo, target)
-        _, _, tr = parse(info.message)
-        if tr.get("Cogit-Rule") and (tr.get("Cogit-Event") in ("rule.detect", "rule.suppress", "rule.withheld") or tr.get("Cogit-Reverts")):
-            if revert_evidence is None:
-                raise CogitError(f"commit {target[:10]} is evidence of rule {tr['Cogit-Rule']}, a ledger entry",
-                                 hint="Revert it with `cogit revert`, which rewrites the rule's ledger.")
-            return revert_evidence(home, target, _entry(info).summary, tr["Cogit-Rule"], prov, branch)
-        if not info.parents:
-            raise CogitError("that is the commit that created memory; it cannot be reverted",
-                             hint="Use `cogit forget ID` to remove single items.")
-        head = git.head(repo, branch)
-        changes = commit_changes(repo, target)
-        proposed = _proposals_added(repo, target, info.parents[0])  # the review inbox (cogit/learn/inbox.py)
-        if not changes and not proposed:
-            raise CogitError(f"commit {target[:10]} changed no items; nothing to revert",
-                             hint="Pick a commit from `cogit log` that added, changed or removed items.")
-        keys = {(c.section, c.key) for c in changes}
-        # Items whose use counts this commit itself changed: later uses do block those.
-        use_keys = {(c.section, c.key) for c in changes if c.op == "~" and any(f in USE_FIELDS for f, _, _ in c.fields if f != "updated_at")}
-        field_keys = {(c.section, f) for c in changes if c.section not in ITEM_SECTIONS for f, _, _ in c.fields}
-        reachable = False
-        for later in repo.get_walker(include=[head.encode()], exclude=[target.encode()]):
-            lsha = later.commit.id.decode()
-            for lc in commit_changes(repo, lsha):
-                if _only_use(lc) and (lc.section, lc.key) not in use_keys:
-                    continue  # use counts are evidence, not edits: they never block a revert
-                clash = (lc.section, lc.key) in keys if lc.section in ITEM_SECTIONS else any(
-                    (lc.section, f) in field_keys for f, _, _ in lc.fields
-                )
-                if clash:
-                    what = (f"{lc.section[:-1]} {lc.key}" if lc.section in ITEM_SECTIONS else
-                            f"{lc.section} ({', '.join(f for f, _, _ in lc.fields if (lc.section, f) in field_keys)})")
-                    raise Conflict(
-                        f"cannot revert {target[:10]}: the later commit {lsha[:10]} "
-                        f"({_entry(git.info(repo, lsha)).summary}) changed {what} too",
-                        hint=(f"Revert {lsha[:10]} first, change the item by hand (`cogit edit`), "
-                              f"or remove it with `cogit forget {lc.key}`" if lc.section in ITEM_SECTIONS else
-                              f"Revert {lsha[:10]} first, or change the item by hand (`cogit edit`)") + ".",
-                    )
-        for sha in git.walk(repo, head):
-            if sha.sha == target:
-                reachable = True
-                break
-        if not reachable:
-            raise RevisionNotFound(f"commit {target[:10]} is not in the history of {branch}")
-        summary = _entry(info).summary
-    finally:
-        repo.close()
-
-    def apply(state: State) -> Change:
-        for c in changes:
-            _undo(state, c)
-        _bury_reverted(state, changes, proposed)
-        return Change(f"Revert \"{summary}\"", body=f"This reverts commit {target}.", trailers={"Cogit-Reverts": target})
-
-    prov.event = "revert"
-    return transact(home, prov, apply, branch=branch)
-
-
-# Fields that sessions change as evidence (a heuristic used, a rule's ledger cache), not edits.
-USE_FIELDS = frozenset(("use_count", "last_used", "updated_at", "evidence", "detections", "suppressions",
-                        "last_detected", "last_suppressed", "idle"))
-
-
-def _only_use(c: ItemChange) -> bool:
-    return c.section in ("heuristics", "rules") and c.op == "~" and bool(c.fields) and all(f in USE_FIELDS for f, _, _ in c.fields)
-
-
-def _proposals_added(repo, sha: str, parent: str) -> list[dict]:
-    """Review-inbox proposals that commit `sha` added."""
-    new = (load_state(repo, sha).get("reflections") or {}).get("proposals") or []
-    old = {p.get("id") for p in (load_state(repo, parent).get("reflections") or {}).get("proposals") or []}
-    return [yamlio.plain(p) for p in new if p.get("id") not in old]
-
-
-def _bury_reverted(state: State, changes: list[ItemChange], proposed: list[dict]) -> None:
-    """A reverted proposal leaves a tombstone: items from a reflection that the revert
-    removes, and the commit's proposals still waiting for review (which go too)."""
-    from cogit.domain.tombstones import bury
-
-    for c in changes:
-        if c.op == "+" and c.section in ITEM_SECTIONS and (c.new or {}).get("source") == "reflection":
-            bury(state, c.section, c.text, "reverted", c.key)
-    if proposed:
-        ids = {p.get("id") for p in proposed}
-        waiting = state["reflections"].get("proposals") or []
-        for p in waiting:
-            if p.get("id") in ids:
-                bury(state, p.get("section"), p.get("text", ""), "reverted", p.get("id"))
-        state["reflections"]["proposals"] = [p for p in waiting if p.get("id") not in ids]
-
-
-def _undo(state: State, c: ItemChange) -> None:
-    if c.section in ITEM_SECTIONS:
-        items = state[c.section]["items"]
-        index = next((i for i, it in enumerate(items) if it.get("id") == c.key), None)
-        if c.op == "+":
-            if index is not None:
-                del items[index]
-        elif c.op == "-":
-            if index is None:
-                items.append(copy.deepcopy(c.old))
-        elif index is not None:
-            for f, old, _ in c.fields:
-                if old is None and f not in c.old:
-                    items[index].pop(f, None)
-                else:
-                    items[index][f] = copy.deepcopy(old)
-            items[index]["updated_at"] = now_iso()
-        return
-    doc = state[c.section]
-    for f, old, _ in c.fields:
-        parts = f.split(".")
-        node = doc
-        for p in parts[:-1]:
-            node = node.setdefault(p, {})
-        if f not in (c.old or {}):
-            node.pop(parts[-1], None)
-        else:
-            node[parts[-1]] = copy.deepcopy(old)
-
