@@ -251,3 +251,25 @@ def test_log_event_read_through_git_matches_the_full_walk(home, monkeypatch):
                 fast = hx.log(root, cache, event=event, limit=limit)
                 assert [e for _, _, e in fast] == want, (event, limit, recent)
                 assert history.log(home, event=event, limit=limit) == slow_event_log(home, event, limit), (event, limit)
+
+
+def test_log_event_on_a_history_without_merges_reads_no_graph(home, monkeypatch):
+    """Without a merge (`rev-list --merges` finds none) the commits `rev-list --grep` lists
+    are already in git.walk's order: no graph is read, and the answer is the full walk's,
+    same-second commits included; one merge later, the graph is read again."""
+    from cogit.store.history import gitlog
+
+    rng = random.Random(9)
+    grow(home, rng, 25, "a")
+    head = git.head(git.open_repo(home.memory))
+    assert gitlog.event_commits(str(home.memory / ".git"), head, "learning") not in (None, [])  # git answers here
+    graphs = []
+    real = gitlog._walk_order
+    monkeypatch.setattr(gitlog, "_walk_order", lambda *a: graphs.append(1) or real(*a))
+    for event in ("init", "learning", "learning.add", "focus.set", "no.such"):
+        for limit in (None, 1, 20):
+            assert history.log(home, event=event, limit=limit) == slow_event_log(home, event, limit), (event, limit)
+    assert graphs == []
+    merge_side_branch(home, rng, "x")
+    assert history.log(home, event="init") == slow_event_log(home, "init")
+    assert graphs

@@ -4,9 +4,11 @@
 files hold only the newest, and dulwich parses each commit in pure Python (16-19x
 `git log --grep` at 10k commits, issue 25). Here git does the reading:
 
-* `git rev-list --timestamp --parents HEAD`: the graph (commit time, parents), from which
-  the walk order of `git.walk` (newest commit time first, ties by sha, a commit never
-  before its child) is rebuilt exactly; on a linear history it is rev-list's own order;
+* `git rev-list --merges --max-count=1 HEAD`: whether the history has a merge (a synced
+  one has recent ones, found at once); without, rev-list's order is the only order;
+* with one, `git rev-list --timestamp --parents HEAD`: the graph (commit time, parents),
+  from which the walk order of `git.walk` (newest commit time first, ties by sha, a commit
+  never before its child) is rebuilt exactly;
 * `git rev-list -F --grep='Cogit-Event: E' HEAD`, run at the same time: the commits whose
   message holds that text anywhere, a superset of those whose trailer is E or E.* (a
   trailer line is `Cogit-Event: VALUE`, provenance._TRAILER);
@@ -65,24 +67,39 @@ def event_commits(git_dir: str, head: str, event: str):
     if base is None or not _sha(head) or not event or any(c in event for c in "\n\r\x00"):
         return None
     env = _env()
-    try:
-        graph = subprocess.Popen([*base, "rev-list", "--timestamp", "--parents", head], stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, cwd="/", env=env)
+    import threading
+
+    found: list = []
+
+    def grep_commits():  # in a thread, read as it comes: the walks run at once, none stalls on a full pipe
         try:
-            grep = subprocess.run([*base, "rev-list", "-F", f"--grep=Cogit-Event: {event}", head],
-                                  capture_output=True, stdin=subprocess.DEVNULL, cwd="/", env=env, timeout=TIMEOUT)
-            out, _ = graph.communicate(timeout=TIMEOUT)
-        finally:
-            if graph.poll() is None:
-                graph.kill()
-                graph.wait()
+            found.append(subprocess.run([*base, "rev-list", "-F", f"--grep=Cogit-Event: {event}", head],
+                                        capture_output=True, stdin=subprocess.DEVNULL, cwd="/", env=env, timeout=TIMEOUT))
+        except (OSError, subprocess.SubprocessError):
+            pass
+
+    grepper = threading.Thread(target=grep_commits, daemon=True)
+    try:
+        with streamed(base, env, ("rev-list", "--merges", "--max-count=1", head)) as merges:
+            grepper.start()
+            merge = merges.stdout.read()
+            ok = finish(merges)
+        out = None
+        if ok and merge.strip():  # a merge (found at once in a synced history): the order needs the graph
+            with streamed(base, env, ("rev-list", "--timestamp", "--parents", head)) as graph:
+                out = graph.stdout.read()
+                ok = finish(graph)
+        grepper.join(TIMEOUT)
     except (OSError, subprocess.SubprocessError):
         return None
-    if graph.returncode != 0 or grep.returncode != 0:
+    if not ok or not found or found[0].returncode != 0:
         return None
     try:
-        hits = set(grep.stdout.decode("ascii").split())
-        order = _walk_order(out.decode("ascii"), head, hits)
+        listed = found[0].stdout.decode("ascii").split()
+        if not all(_sha(sha) for sha in listed):
+            return None
+        # one chain (no merge at all): rev-list's order is the only order, and `re` is not imported
+        order = _walk_order(out.decode("ascii"), head, set(listed)) if out is not None else listed
     except (UnicodeDecodeError, ValueError):
         return None
     if order is None:
