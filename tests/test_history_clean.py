@@ -142,3 +142,19 @@ def test_a_pulled_commit_that_fails_fsck_is_refused(initialized, tmp_path, trans
     assert proc.returncode != 0 and "NUL" in proc.err, proc.out + proc.err
     assert c.git("rev-parse", "main").strip() == before
     c.assert_healthy()
+
+
+def test_a_lone_surrogate_anywhere_in_a_payload_is_replaced_and_a_plain_one_kept_as_it_is():
+    """The payload reader looks for lone surrogates in the parsed strings (keys, nested lists
+    included), not by searching the text: a 4 MB payload no longer pays two text searches."""
+    import io
+    import json
+
+    from cogit.hooks.payload import read_payload
+
+    raw = '{"a": {"\\ud800k": ["x", "half \\udc00"]}, "b": "\\ud83d\\ude00 whole", "c": "' + "Q" * 100_000 + '"}'
+    got = read_payload(io.BytesIO(raw.encode()))
+    assert got["a"] == {"\ufffdk": ["x", "half \ufffd"]} and got["b"] == "\U0001F600 whole"
+    json.dumps(got, ensure_ascii=False).encode("utf-8")  # writable as UTF-8 now
+    plain = {"session_id": "s", "tool_response": {"stdout": "é ok", "lines": ["a", 1, None]}}
+    assert read_payload(io.BytesIO(json.dumps(plain).encode())) == plain
