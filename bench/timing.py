@@ -50,10 +50,21 @@ def view(home: Path, where: Path) -> Path:
     return where
 
 
+def settle(home: Path, timeout: float = 60.0) -> None:
+    """Wait until no process runs for `home` (the detached work a hook started: its argv
+    names the home): a copy taken meanwhile can catch a session folder half removed."""
+    end = time.monotonic() + timeout
+    while subprocess.run(["pgrep", "-f", str(home)], capture_output=True).returncode == 0:
+        if time.monotonic() > end:
+            raise RuntimeError(f"the detached work of {home} did not end within {timeout:.0f} s")
+        time.sleep(0.05)
+
+
 def copy(home: Path, where: Path) -> Path:
-    """A full copy, for benchmarks that write."""
+    """A full copy, for benchmarks that write (once the home's detached work is done)."""
     if where.exists():
         shutil.rmtree(where)
+    settle(home)
     shutil.copytree(home, where, symlinks=True)
     return where
 
