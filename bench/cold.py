@@ -21,11 +21,10 @@ import timing as t
 
 
 NOTES = {
-    "add": "answered without click (cogit/quickcli.py); the floor is dulwich's repository layer "
-           "(`import dulwich.repo, dulwich.index` is ~4x `python -c pass` by itself, see the floors below) "
-           "plus the whole write path (lock, absorb hand edits, apply, caps, dedupe, redact, validate, "
-           "canonical YAML, commit, working tree and index, digest, snapshot); it imports neither "
-           "jsonschema nor ruamel.yaml. Under 8x would take a write path without dulwich's repository layer",
+    "add": "answered without click (cogit/quickcli.py) and without dulwich: the write path opens memory through "
+           "cogit/store/git/lite.py (objects, refs, reflog, index with the standard library), the same function "
+           "(lock, absorb hand edits, apply, caps, dedupe, redact, validate, canonical YAML, commit, working tree "
+           "and index, digest, snapshot); it imports neither jsonschema, ruamel.yaml nor dulwich",
     "diff": "answered without click (cogit/quickcli.py): the last commit's changes from the history index "
             "(the full path indexes a head a few commits away, so the run after a write reads it there too)",
     "rules": "answered without click (cogit/quickcli.py): the bench home has no rule, so this reads only the snapshots",

@@ -22,16 +22,17 @@ _KEEP = ("GIT_SSH_COMMAND", "GIT_SSH", "GIT_SSH_VARIANT")
 for _key in [k for k in os.environ if k.startswith("GIT_") and k not in _KEEP]:
     del os.environ[_key]
 
-from dulwich.errors import NotGitRepository  # noqa: E402
-from dulwich.objects import Blob, Commit, Tree  # noqa: E402
-from dulwich.repo import Repo  # noqa: E402
-# dulwich.index, .objectspec and .patch (about 25 ms) are imported where used: most
-# commands only read commits.
+# dulwich (its repository layer alone is about 4x `python -c pass`) is imported where used: a
+# write opens the repository through lite.py (standard library), which hands dulwich only
+# what it does not do itself (LiteRepo.full).
 
 from cogit.errors import Conflict, InvalidState, NotInitialized, RevisionNotFound, UsageError  # noqa: E402
 
 from . import shape  # noqa: E402
+from .lite import LiteRepo, LockHeld, Unsupported  # noqa: E402
+from . import lite  # noqa: E402
 from .object_sizes import object_header  # noqa: E402
+from .graph import commits, is_ancestor, merge_bases, new_commits  # noqa: E402,F401  (the adapter's one namespace)
 from .shape import MAX_COMMIT_BYTES, MAX_TREE_BYTES  # noqa: E402,F401  (one bound for both readers)
 
 MAIN = "main"
@@ -54,6 +55,8 @@ def branch_ref(branch: str) -> bytes:
 
 
 def init(path: Path) -> Repo:
+    from dulwich.repo import Repo
+
     path.mkdir(parents=True, exist_ok=True)
     repo = Repo.init(str(path))
     repo.refs.set_symbolic_ref(b"HEAD", branch_ref(MAIN))
@@ -68,6 +71,8 @@ def init(path: Path) -> Repo:
 def is_busy(e: BaseException) -> str | None:
     """A description when `e` is git's own lock file being held (by git itself, since
     cogit clears stale ones under its lock), else None."""
+    if isinstance(e, LockHeld):
+        return f"{e.filename} is locked"
     from dulwich.file import FileLocked
 
     return f"{e.filename} is locked" if isinstance(e, FileLocked) else None
@@ -84,6 +89,9 @@ def busy(e: BaseException) -> str | None:
 
 
 def open_repo(path: Path) -> Repo:
+    from dulwich.errors import NotGitRepository
+    from dulwich.repo import Repo
+
     try:
         return Repo(str(path))
     except (NotGitRepository, FileNotFoundError, NotADirectoryError):
@@ -91,6 +99,18 @@ def open_repo(path: Path) -> Repo:
             f"no cogit memory at {path}",
             hint="Run `cogit init` (or set COGIT_HOME to the memory home you meant).",
         ) from None
+
+
+def open_lite(path: Path) -> LiteRepo:
+    """The repository for the write path, without dulwich's repository layer (lite.py): the
+    functions here answer from it directly where they can and through `full()` elsewhere."""
+    root = str(path)
+    if not (os.path.isfile(os.path.join(root, ".git", "HEAD")) and os.path.isdir(os.path.join(root, ".git", "objects"))):
+        return open_repo(path)  # says what is wrong exactly as before
+    return LiteRepo(root)
+
+
+LiteRepo.opener = staticmethod(lambda root: open_repo(Path(root)))
 
 
 def open_existing(home):
@@ -103,6 +123,11 @@ def open_existing(home):
 
 
 def head(repo: Repo, branch: str = MAIN) -> str | None:
+    if isinstance(repo, LiteRepo):
+        try:
+            return repo.ref(f"refs/heads/{branch}")
+        except Unsupported:
+            repo = repo.full()
     try:
         return repo.refs[branch_ref(branch)].decode()
     except KeyError:
@@ -115,10 +140,15 @@ def git_dir(repo: Repo) -> str:
 
 
 def branches(repo: Repo) -> list[str]:
+    if isinstance(repo, LiteRepo):
+        return repo.branches()
     return sorted(k.decode() for k in repo.refs.keys(base=b"refs/heads/"))
 
 
 def checked_out_branch(repo: Repo) -> str | None:
+    if isinstance(repo, LiteRepo):
+        target = repo.head_target()
+        return target[len("refs/heads/"):] if target and target.startswith("refs/heads/") else None
     target = repo.refs.get_symrefs().get(b"HEAD")
     if target and target.startswith(b"refs/heads/"):
         return target[len(b"refs/heads/") :].decode()
@@ -129,6 +159,11 @@ def read_files(repo: Repo, sha: str | None) -> dict[str, bytes]:
     """The top-level blobs of a commit's tree (state files are flat)."""
     if not sha:
         return {}
+    if isinstance(repo, LiteRepo):
+        try:
+            return {name.decode(): repo.read(blob_id)[1] for name, mode, blob_id in _lite_tree(repo, sha) if stat.S_ISREG(mode)}
+        except Unsupported:
+            repo = repo.full()
     tree = repo[repo[sha.encode()].tree]
     out = {}
     for entry in tree.items():
@@ -141,6 +176,11 @@ def blob_ids(repo: Repo, sha: str | None) -> dict[str, str]:
     """File name -> blob id of a commit's top-level files (no blob is read)."""
     if not sha:
         return {}
+    if isinstance(repo, LiteRepo):
+        try:
+            return {name.decode(): blob_id for name, mode, blob_id in _lite_tree(repo, sha) if stat.S_ISREG(mode)}
+        except Unsupported:
+            repo = repo.full()
     tree = repo[repo[sha.encode()].tree]
     return {e.path.decode(): e.sha.decode() for e in tree.items() if stat.S_ISREG(e.mode)}
 
@@ -167,7 +207,7 @@ def tree_problems(repo: Repo, sha: str, allowed: frozenset[str], max_bytes: int,
         problem = shape.entry_problem(name, entry.mode, allowed)
         if problem is None and entry.sha not in checked:
             kind, size = object_header(repo, entry.sha)  # its size from the header: none of it is read
-            problem = shape.blob_problem(name, kind == Blob.type_num, size, max_bytes)
+            problem = shape.blob_problem(name, kind == 3, size, max_bytes)  # 3: a blob
             if problem is None:
                 checked.add(entry.sha)
         if problem:
@@ -181,13 +221,35 @@ def stray_entries(repo: Repo, sha: str | None, allowed: frozenset[str]) -> list[
     """Names in a commit's tree that are not one of `allowed` as a regular file (no blob is read)."""
     if not sha:
         return []
+    if isinstance(repo, LiteRepo):
+        try:
+            return sorted(name.decode("utf-8", "replace") for name, mode, _ in _lite_tree(repo, sha)
+                          if name.decode("utf-8", "replace") not in allowed or not stat.S_ISREG(mode))
+        except Unsupported:
+            repo = repo.full()
     tree = repo[repo[sha.encode()].tree]
     return sorted(e.path.decode("utf-8", "replace") for e in tree.items()
                   if e.path.decode("utf-8", "replace") not in allowed or not stat.S_ISREG(e.mode))
 
 
 def blob(repo: Repo, blob_id: str) -> bytes:
+    if isinstance(repo, LiteRepo):
+        try:
+            return repo.read(blob_id)[1]
+        except Unsupported:
+            repo = repo.full()
     return repo[blob_id.encode()].data
+
+
+def _lite_tree(repo: LiteRepo, sha: str) -> list[tuple[bytes, int, str]]:
+    """(name, mode, id) of the entries of a commit's tree, read by lite.py."""
+    kind, data = repo.read(sha)
+    if kind != b"commit":
+        raise ValueError(f"{sha} is a {kind.decode()}, not a commit")
+    kind, data = repo.read(lite.commit_tree(data))
+    if kind != b"tree":
+        raise ValueError(f"the tree of {sha} is a {kind.decode()}")
+    return lite.parse_tree(data)
 
 
 def commit(
@@ -209,6 +271,13 @@ def commit(
     With `keep_only`, entries of `expected`'s tree that are not one of those names as
     a regular file are left out (see `stray_entries`).
     """
+    if isinstance(repo, LiteRepo):
+        try:
+            return _commit_lite(repo, branch, files, message, author, committer, expected, extra_parents, when, keep_only)
+        except Unsupported:
+            repo = repo.full()
+    from dulwich.objects import Blob, Commit, Tree
+
     base = {}
     if expected:
         for entry in repo[repo[expected.encode()].tree].items():
@@ -242,11 +311,39 @@ def commit(
     old = expected.encode() if expected else None
     ok = repo.refs.set_if_equals(ref, old, c.id, message=b"cogit: " + message.split(b"\n", 1)[0], committer=committer)
     if not ok:
-        raise Conflict(
-            f"branch {branch} moved while committing",
-            hint="Another writer changed memory at the same moment; run the command again.",
-        )
+        raise _moved(branch)
     return c.id.decode()
+
+
+def _moved(branch: str) -> Conflict:
+    return Conflict(
+        f"branch {branch} moved while committing",
+        hint="Another writer changed memory at the same moment; run the command again.",
+    )
+
+
+def _commit_lite(repo: LiteRepo, branch, files, message, author, committer, expected, extra_parents, when, keep_only) -> str:
+    """`commit` through lite.py: the same objects, byte for byte, and the same ref update
+    (tests/test_lite_repo.py compares both)."""
+    base: dict[bytes, tuple[int, str]] = {}
+    if expected:
+        for name, mode, sha in _lite_tree(repo, expected):  # read before anything is written
+            if keep_only is not None and (name.decode("utf-8", "replace") not in keep_only or not stat.S_ISREG(mode)):
+                continue
+            base[name] = (mode, sha)
+    for name, data in files.items():
+        if data is None:
+            base.pop(name.encode(), None)
+        else:
+            base[name.encode()] = (FILE_MODE, repo.write(b"blob", data))
+    tree = repo.write(b"tree", lite.tree_bytes(base))
+    stamp = int(time.time() if when is None else when)
+    parents = ([expected] if expected else []) + list(extra_parents)
+    sha = repo.write(b"commit", lite.commit_bytes(tree, parents, author, committer, stamp, message))
+    if not repo.swap_ref(branch_ref(branch).decode(), expected, sha, b"cogit: " + message.split(b"\n", 1)[0], committer,
+                         int(time.time())):
+        raise _moved(branch)
+    return sha
 
 
 def _add_object(repo: Repo, obj) -> None:
@@ -359,111 +456,14 @@ def raw_diff(repo: Repo, old: str | None, new: str) -> str:
     return out.getvalue().decode("utf-8", "replace")
 
 
-class _Commits:
-    """The commits of one open repository, each parsed once however many walks read it.
-
-    A pull walks the same new commits to validate them, to count them, to test ancestry
-    and to find the merge base; commits never change, so one parse serves all of them
-    for the life of the Repo object. Looks like an object store to dulwich's walkers."""
-
-    LIMIT = 50_000  # about 25 MB of parsed commits
-
-    def __init__(self, repo: Repo):
-        self.store = repo.object_store
-        self.cache: dict[bytes, Commit] = {}
-
-    def __getitem__(self, sha: bytes):
-        found = self.cache.get(sha)
-        if found is None:
-            found = self.store[sha]
-            if not isinstance(found, Commit):
-                return found
-            if len(self.cache) >= self.LIMIT:
-                self.cache.clear()
-            self.cache[sha] = found
-        return found
-
-    def parents(self, sha: bytes) -> list[bytes]:
-        return self[sha].parents
-
-    def stamp(self, sha: bytes) -> int:
-        return self[sha].commit_time
-
-
-def commits(repo: Repo) -> _Commits:
-    cached = getattr(repo, "_cogit_commits", None)
-    if cached is None:
-        cached = repo._cogit_commits = _Commits(repo)
-    return cached
-
-
-def _lcas(repo: Repo, a: bytes, b: bytes) -> list[bytes]:
-    """The merge bases of a and b: dulwich's find_merge_base, reading commits through the cache."""
-    if a == b:
-        return [a]
-    try:
-        from dulwich.graph import _find_lcas
-    except ImportError:  # a dulwich without it: the public function, without the cache
-        from dulwich.graph import find_merge_base
-
-        return find_merge_base(repo, [a, b])
-    graph = commits(repo)
-    return _find_lcas(graph.parents, a, [b], graph.stamp)
-
-
-def merge_bases(repo: Repo, a: str, b: str) -> list[str]:
-    return [s.decode() for s in _lcas(repo, a.encode(), b.encode())]
-
-
 def set_branch(repo: Repo, branch: str, sha: str, expected: str | None) -> bool:
     old = expected.encode() if expected else None
     return repo.refs.set_if_equals(branch_ref(branch), old, sha.encode(), message=b"cogit: update", committer=b"cogit <cogit@localhost>")
 
 
-def is_ancestor(repo: Repo, ancestor: str, descendant: str) -> bool:
-    """Does `descendant` contain `ancestor` (so moving from one to the other loses nothing)?
-
-    Not dulwich's can_fast_forward: it stops at commits older than `ancestor`, and
-    clocks of two machines disagree, so a child can be "older" than its parent.
-    """
-    return ancestor == descendant or ancestor.encode() in _lcas(repo, ancestor.encode(), descendant.encode())
-
-
 # No object of memory is larger (state files: yamlio.MAX_BYTES, trees: MAX_TREE_BYTES): a fetch
 # refuses any bigger one before it is read (sync/packscan.py, and git's core.bigFileThreshold).
 MAX_OBJECT_BYTES = MAX_COMMIT_BYTES
-
-
-class _MeasuredCommits:
-    """commits(repo) for a walk of pulled history: each commit not yet parsed is measured
-    from its header first, so a crafted 256 MiB commit message is refused unread."""
-
-    def __init__(self, repo: Repo):
-        self.repo, self.commits = repo, commits(repo)
-
-    def __getitem__(self, sha: bytes):
-        if sha not in self.commits.cache:
-            kind, size = object_header(self.repo, sha)
-            if size > MAX_COMMIT_BYTES:
-                raise ValueError(f"commit {sha.decode()[:10]} is {size} bytes, over the {MAX_COMMIT_BYTES}-byte limit")
-        return self.commits[sha]
-
-
-def new_commits(repo: Repo, tip: str, exclude: list[str], measured: bool = False) -> list[str]:
-    """Commits reachable from `tip` but from none of `exclude`, newest first. `measured`:
-    pulled history, whose commits are measured before they are read (_MeasuredCommits)."""
-    from dulwich.walk import Walker
-
-    try:
-        store = _MeasuredCommits(repo) if measured else commits(repo)
-        walker = Walker(store, include=[tip.encode()], exclude=[e.encode() for e in exclude if e])
-        return [entry.commit.id.decode() for entry in walker]
-    except (TypeError, ValueError, AttributeError, KeyError) as e:
-        # A pulled commit dulwich parses into something without dates or parents it can
-        # read (git's fsck would have refused it): refused like any other bad pulled object.
-        raise InvalidState(f"a commit reachable from {tip[:10]} cannot be read ({type(e).__name__}: {e})",
-                           hint="Local memory is unchanged. The remote holds a malformed commit (a crafted or "
-                                "damaged repository?); `git fsck` in it names the object.") from None
 
 
 def create_branch(repo: Repo, branch: str, sha: str) -> bool:
@@ -478,6 +478,14 @@ def machine_committer(repo: Repo) -> bytes:
     would otherwise write the very same commit, and a merge could not tell that a
     counter went up twice.
     """
+    if isinstance(repo, LiteRepo):
+        try:
+            machine = repo.config_value("cogit", "machine")
+        except Unsupported:
+            machine = None
+        if machine:
+            return f"cogit <{machine}@machine.cogit>".encode()
+        repo = repo.full()
     config = repo.get_config()
     try:
         machine = config.get((b"cogit",), b"machine").decode()

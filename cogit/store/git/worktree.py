@@ -11,9 +11,11 @@ from pathlib import Path
 
 from cogit.errors import InvalidState
 from cogit.store.git.repo import FILE_MODE, blob_ids, write_atomic  # first: it clears GIT_* before dulwich loads
+from cogit.store.git import index_file, lite
+from cogit.store.git.lite import LiteRepo, Unsupported
 
-from dulwich.objects import Blob  # noqa: E402
-from dulwich.repo import Repo  # noqa: E402
+# dulwich.index (and its Repo) only where the repository was opened through dulwich: the
+# write path's repository (lite.py) has its index read and written by index_file.py.
 
 
 def open_index(repo: Repo):
@@ -30,11 +32,18 @@ def sync_worktree(repo: Repo, root: Path, files: dict[str, bytes | None], allowe
     The only function that writes the memory's working tree, and only by the names in
     `allowed` (the state files): a name from a tree is never trusted as a path.
     """
-    from dulwich.index import index_entry_from_stat
-
     strange = [n for n in files if n not in allowed or "/" in n or n.startswith(".")]
     if strange:
         raise ValueError(f"refusing to write {strange[:3]!r} in the memory working tree")
+    if isinstance(repo, LiteRepo):
+        try:
+            _sync_lite(repo, root, files)
+            return
+        except (Unsupported, ValueError):  # an index lite.py does not write, or a damaged one: dulwich's way
+            repo = repo.full()
+    from dulwich.index import index_entry_from_stat
+    from dulwich.objects import Blob
+
     index = open_index(repo)
     for name, data in files.items():
         path = root / name
@@ -46,6 +55,21 @@ def sync_worktree(repo: Repo, root: Path, files: dict[str, bytes | None], allowe
         write_atomic(path, data, durable=False)  # the commit is the durable copy
         index[name.encode()] = index_entry_from_stat(os.lstat(path), Blob.from_string(data).id)
     index.write()
+
+
+def _sync_lite(repo: LiteRepo, root: Path, files: dict[str, bytes | None]) -> None:
+    """sync_worktree's files and index entries, the index read and written by lite.py."""
+    path = os.path.join(repo.git, "index")
+    _, entries = index_file.read_index(path)  # read first: one it cannot write fails before any file is
+    for name, data in files.items():
+        target = root / name
+        if data is None:
+            target.unlink(missing_ok=True)
+            entries.pop(name.encode(), None)
+            continue
+        write_atomic(target, data, durable=False)  # the commit is the durable copy
+        entries[name.encode()] = index_file.entry_from_stat(os.lstat(target), lite.blob_id(data))
+    index_file.write_index(path, entries)
 
 
 # The pending note (.git/cogit-pending) is read by `cogit status` too, without dulwich: cogit/heads.py.
@@ -70,7 +94,10 @@ def reset_index(repo: Repo, root: Path, sha: str | None, allowed: frozenset[str]
     """Rebuild the index from a commit's tree. Files whose content matches get their stat
     recorded (clean); others get none, so the next look compares their content."""
     from dulwich.index import IndexEntry, index_entry_from_stat
+    from dulwich.objects import Blob
 
+    if isinstance(repo, LiteRepo):
+        repo = repo.full()
     index = open_index(repo)
     for key in list(index):
         del index[key]
@@ -94,25 +121,36 @@ def reset_index(repo: Repo, root: Path, sha: str | None, allowed: frozenset[str]
 def changed_by_stat(repo: Repo, root: Path, names) -> list[str]:
     """Files whose size or mtime differ from the index entry (or that are missing from it),
     as git's own status does first; only those need their content compared."""
-    try:
-        index = open_index(repo)
-    except Exception:
-        return list(names)
+    if isinstance(repo, LiteRepo):
+        try:
+            _, entries = index_file.read_index(os.path.join(repo.git, "index"))
+        except (Unsupported, ValueError, OSError):
+            return list(names)
+        stats = {k: (e[9], e[2], e[3]) for k, e in entries.items()}
+    else:
+        try:
+            index = open_index(repo)
+        except Exception:
+            return list(names)
+        stats = {}
+        for key in index:
+            entry = index[key]
+            mtime = entry.mtime if isinstance(entry.mtime, tuple) else (entry.mtime, 0)
+            stats[key] = (entry.size, int(mtime[0]), int(mtime[1]))
     out = []
     for name in names:
         key = name.encode()
         try:
             st = os.lstat(root / name)
         except FileNotFoundError:
-            if key in index:
+            if key in stats:
                 out.append(name)
             continue
-        if key not in index or not stat.S_ISREG(st.st_mode):  # a symlink or folder: worktree_files refuses it
+        if key not in stats or not stat.S_ISREG(st.st_mode):  # a symlink or folder: worktree_files refuses it
             out.append(name)
             continue
-        entry = index[key]
-        mtime = entry.mtime if isinstance(entry.mtime, tuple) else (entry.mtime, 0)
-        if entry.size != st.st_size or int(mtime[0]) != int(st.st_mtime) or int(mtime[1]) != st.st_mtime_ns % 1_000_000_000:
+        # index_file.py keeps git's 32-bit fields; dulwich's entries hold the same values
+        if stats[key] != (st.st_size & 0xFFFFFFFF, (st.st_mtime_ns // 10**9) & 0xFFFFFFFF, st.st_mtime_ns % 10**9):
             out.append(name)
     return out
 

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from cogit.store.git import repo as git
+from cogit.store.git.lite import blob_id as blob_id_of
 from cogit.store.state import schema, yamlio
 from cogit.store.state.schema import SECTIONS
 from cogit.store.state.documents import default_doc, filename
@@ -75,9 +76,7 @@ def remember(repo, section: str, data: bytes, doc: dict, blob_id: str | None = N
     """Seed the caches with a document this process just wrote or validated (no re-parse
     later). `blob_id`: the id of `data` when the caller knows it (a pull does)."""
     if blob_id is None:
-        from dulwich.objects import Blob
-
-        blob_id = Blob.from_string(data).id.decode()
+        blob_id = blob_id_of(data)
     text = json.dumps(doc)  # once: the cache file's text, and the detached copy kept here
     _MEMO[(section, blob_id)] = json.loads(text)
     _store(cache_dir(repo) / f"{section}-{blob_id}.json", doc, text)
@@ -111,11 +110,9 @@ _CANONICAL: set[str] = set()  # blob ids this process wrote with the canonical w
 
 
 def mark_canonical(data: bytes) -> None:
-    from dulwich.objects import Blob
-
     if len(_CANONICAL) > _MEMO_LIMIT:
         _CANONICAL.clear()
-    _CANONICAL.add(Blob.from_string(data).id.decode())
+    _CANONICAL.add(blob_id_of(data))
 
 
 def is_canonical(blob_id: str | None) -> bool:

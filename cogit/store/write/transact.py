@@ -80,7 +80,7 @@ def transact(
 ) -> WriteResult | None:
     """Run `apply` on the branch's state under the lock and commit what it changed."""
     with memory_lock(home, timeout):
-        repo = git.open_repo(home.memory)
+        repo = git.open_lite(home.memory)  # dulwich's repository layer only for what lite.py does not do
         try:
             if absorb:
                 absorb_hand_edits(home, repo)
