@@ -272,3 +272,74 @@ def test_a_cold_add_imports_no_dulwich(initialized, cogit_home):
                           env=dict(os.environ, COGIT_HOME=str(cogit_home)), check=True)
     assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout
     initialized.assert_healthy()
+
+
+@pytest.mark.parametrize("backend", ["lite", "dulwich"])
+def test_objects_are_written_while_the_packer_removes_empty_folders(memory, backend):
+    """The session-end work packs without the memory lock, and `git prune-packed` removes the
+    object folders it empties: one removed between its creation and the object's lock file
+    failed a write (the effect benchmark found it). Here a thread removes every empty object
+    folder as fast as it can while objects are written."""
+    import threading
+
+    objects = memory / ".git" / "objects"
+    stop = threading.Event()
+
+    def packer():
+        while not stop.is_set():
+            for name in os.listdir(objects):
+                if len(name) == 2:
+                    try:
+                        os.rmdir(objects / name)
+                    except OSError:
+                        pass
+
+    repo = LiteRepo(str(memory))
+    if backend == "lite":
+        write = lambda data: repo.write(b"blob", data)  # noqa: E731
+    else:
+        from dulwich.objects import Blob
+
+        def write(data):
+            blob = Blob.from_string(data)
+            git._add_object(repo.full(), blob)
+            return blob.id.decode()
+    thread = threading.Thread(target=packer, daemon=True)
+    thread.start()
+    try:
+        shas = [write(b"object %d of the race\n" % i) for i in range(1500)]
+    finally:
+        stop.set()
+        thread.join()
+    for sha in shas[::50]:
+        assert repo.read(sha)[1].startswith(b"object ")
+    repo.close()
+
+
+def test_dulwich_finds_an_object_packed_between_its_two_looks(initialized, memory):
+    """dulwich looks in its packs (listing them anew when none has the object), then at the
+    loose objects. The session-end packing can move a loose object into a new pack and prune
+    it in between: the real `git repack` and `prune-packed` run here at exactly that moment.
+    repo.open_repo's store asks once more, and finds it in the new pack."""
+    _git(memory, "repack", "-a", "-d", "-q")
+    initialized.run("add", "learning", "packed between two looks")
+    sha = _git(memory, "rev-parse", "HEAD").strip()
+    assert (memory / ".git/objects" / sha[:2] / sha[2:]).exists()  # loose
+    repo = git.open_repo(memory)
+    try:
+        store = repo.object_store
+        real = store._get_loose_object
+        calls = []
+
+        def loose_after_packing(hexsha):
+            if not calls:
+                _git(memory, "repack", "-d", "-q")
+                _git(memory, "prune-packed")
+            calls.append(hexsha)
+            return real(hexsha)
+
+        store._get_loose_object = loose_after_packing
+        assert b"packed between two looks" in repo[sha.encode()].as_raw_string()
+        assert not (memory / ".git/objects" / sha[:2] / sha[2:]).exists()  # it was packed in between
+    finally:
+        repo.close()

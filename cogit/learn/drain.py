@@ -33,6 +33,8 @@ def fold_committed(fold_id: str):
     token = f"\nCogit-Fold: {fold_id}\n".encode()
 
     def check(repo, head: str | None) -> bool:
+        from cogit.store.git import objects
+
         # Every parent, not only the first: after a sync fast-forwards to a merge the
         # other machine made, our own commits sit on its second-parent side.
         queue, seen = ([head.encode()] if head else []), set()
@@ -41,7 +43,7 @@ def fold_committed(fold_id: str):
             if sha in seen:
                 continue
             seen.add(sha)
-            _, raw = repo.object_store.get_raw(sha)
+            raw = objects.read_raw(repo, sha.decode())
             if token in raw:
                 return True
             header = raw.split(b"\n\n", 1)[0]

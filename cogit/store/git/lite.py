@@ -318,13 +318,21 @@ def locked_write(path: str, data: bytes, mode: int = 0o644, stale: bool = False)
     and dulwich do. A lock already there is LockHeld (git at work by hand), or with `stale`
     (the caller holds the memory lock, so a killed writer left it) removed and taken."""
     lock = path + ".lock"
-    try:
-        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    except FileExistsError:
-        if not stale:
-            raise LockHeld(lock) from None
-        os.unlink(lock)
-        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    for attempt in range(20):
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            break
+        except FileExistsError:
+            if not stale:
+                raise LockHeld(lock) from None
+            os.unlink(lock)
+        except FileNotFoundError:
+            # Its folder went: `git prune-packed` (the session-end packing, which does not take
+            # the memory lock) removes the object folders it empties. Once the lock file is in
+            # it, the folder is not empty and stays.
+            if attempt == 19:
+                raise
+            os.makedirs(os.path.dirname(path), exist_ok=True)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

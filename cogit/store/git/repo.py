@@ -92,13 +92,13 @@ def open_repo(path: Path) -> Repo:
     from dulwich.errors import NotGitRepository
     from dulwich.repo import Repo
 
+    from .objects import reread_on_miss
+
     try:
-        return Repo(str(path))
+        return reread_on_miss(Repo(str(path)))
     except (NotGitRepository, FileNotFoundError, NotADirectoryError):
-        raise NotInitialized(
-            f"no cogit memory at {path}",
-            hint="Run `cogit init` (or set COGIT_HOME to the memory home you meant).",
-        ) from None
+        raise NotInitialized(f"no cogit memory at {path}",
+                             hint="Run `cogit init` (or set COGIT_HOME to the memory home you meant).") from None
 
 
 def open_lite(path: Path) -> LiteRepo:
@@ -349,17 +349,23 @@ def _commit_lite(repo: LiteRepo, branch, files, message, author, committer, expe
 def _add_object(repo: Repo, obj) -> None:
     """Store a loose object. dulwich writes it through `<object>.lock`; a writer killed
     there leaves that lock behind, and the same object (same content, same name) could
-    then never be written again. Callers hold the memory lock, so such a lock is stale."""
+    then never be written again. Callers hold the memory lock, so such a lock is stale.
+    Its folder can go between dulwich's mkdir and that lock (lite.locked_write says why):
+    then it is written again."""
     from dulwich.file import FileLocked
 
-    try:
-        repo.object_store.add_object(obj)
-    except FileLocked as e:
-        lock = os.fsdecode(e.lockfilename)
-        if os.sep + "objects" + os.sep not in lock:
-            raise
-        os.unlink(lock)
-        repo.object_store.add_object(obj)
+    for attempt in range(20):
+        try:
+            repo.object_store.add_object(obj)
+            return
+        except FileLocked as e:
+            lock = os.fsdecode(e.lockfilename)
+            if os.sep + "objects" + os.sep not in lock:
+                raise
+            os.unlink(lock)
+        except FileNotFoundError:
+            if attempt == 19:
+                raise
 
 
 def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
