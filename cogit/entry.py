@@ -24,22 +24,13 @@ def main(argv: list[str] | None = None) -> int:
 
         code = cli_main(args)
     if argv is None:
-        leave(code)
+        # End the command's own process at once: without the interpreter's teardown (freeing
+        # every module of click, dulwich, ruamel.yaml and jsonschema one by one: about a tenth
+        # of a cold `cogit add`). Every file a command writes is closed before it returns (the
+        # write path's `with` blocks, lite.py's and dulwich's lock files), the kernel drops the
+        # locks, and the threads cogit starts are daemons, which an ordinary exit would not
+        # wait for either.
+        from cogit.hooks import leave_now
+
+        leave_now(code)
     return code
-
-
-def leave(code: int) -> None:
-    """End a command's own process at once: its output flushed, without the interpreter's
-    teardown (freeing every module of click, dulwich, ruamel.yaml and jsonschema one by one:
-    about a tenth of a cold `cogit add`). Every file a command writes is closed before the
-    command returns (the write path's `with` blocks, dulwich's GitFile), the kernel keeps what
-    was written and drops the locks, and the threads cogit starts are daemons, which an
-    ordinary exit would not wait for either."""
-    import os
-
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 - a reader that went away (`cogit log | head`): nothing to tell it
-            pass
-    os._exit(code)

@@ -1,7 +1,7 @@
 """A cogit process leaves as soon as its work is done, without the interpreter's teardown,
 and loses nothing it wrote or said: the installed hook command (cogit/hooks/__init__.py
 `run(leave=True)`, cogit/launch.py HOOK_CODE; a command written before, `sys.exit(run(...))`,
-still works) and every CLI command (cogit/entry.py `leave`)."""
+still works) and every CLI command (cogit/entry.py, through cogit/hooks/__init__.py `leave_now`)."""
 
 import io
 import json

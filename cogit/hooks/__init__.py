@@ -54,13 +54,20 @@ def run(args: list[str], leave: bool = False) -> int:
         gc.disable()
     code = _run(args)
     if leave:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:  # noqa: BLE001 - a closed pipe: nothing more can reach it
-                pass
-        os._exit(code)
+        leave_now(code)
     return code
+
+
+def leave_now(code: int) -> None:
+    """End this process at once with `code`, its output flushed, without the interpreter's
+    teardown: the hooks' way (above), and every CLI command's (cogit/entry.py `main`). A reader
+    that went away (a closed pipe, `cogit log | head -1`) is no error: nothing more can reach it."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001
+            pass
+    os._exit(code)
 
 
 def _run(args: list[str]) -> int:
