@@ -247,6 +247,13 @@ def test_a_hand_edit_is_seen_through_the_index_lite_reads(initialized, memory):
 def test_what_lite_does_not_read_goes_to_dulwich(initialized, memory, tmp_path):
     # a config include and an index version 1 pack: the write works, the same as dulwich's
     machine = _git(memory, "config", "cogit.machine").strip()
+    for broken in ("[cogit\n\tmachine = x\n", "[cogit] machine = x\n"):  # headers it does not read: dulwich's
+        config = memory / ".git/config"
+        text = config.read_text()
+        config.write_text(text + broken)
+        with pytest.raises(Unsupported):
+            LiteRepo(str(memory)).config_value("cogit", "machine")
+        config.write_text(text)
     (tmp_path / "inc").write_text("[user]\n\tname = x\n")
     _git(memory, "config", "include.path", str(tmp_path / "inc"))
     repo = git.open_lite(memory)

@@ -131,9 +131,6 @@ class LiteRepo:
                 pack.close()
         self._packs = None
 
-    def has(self, sha: str) -> bool:
-        return os.path.exists(os.path.join(self.objects, sha[:2], sha[2:])) or self._offset(sha) is not None
-
     def write(self, kind: bytes, data: bytes) -> str:
         """Store a loose object as dulwich does (zlib's default level, read-only, not fsynced:
         the ref that names it is); an object already there only has its time refreshed."""
@@ -270,10 +267,7 @@ class LiteRepo:
             os.unlink(lock)
             return current == new
         except BaseException:
-            try:
-                os.unlink(lock)
-            except OSError:
-                pass
+            _drop(lock)
             raise
         return True
 
@@ -294,9 +288,10 @@ class LiteRepo:
             if not line or line[0] in "#;":
                 continue
             if line.startswith("["):
-                name = line[1:line.index("]")].strip().lower() if "]" in line else ""
-                if name.startswith("include") or '"' in name or "]" in line[line.index("]") + 1:].strip(" \t"):
-                    raise Unsupported("config includes or subsections")
+                name, bracket, rest = line[1:].partition("]")
+                name = name.strip().lower()
+                if not bracket or name.startswith("include") or '"' in name or rest.strip(" \t"):
+                    raise Unsupported("config includes, subsections or a header it cannot read")
                 here = name == section
                 continue
             if here:
@@ -338,11 +333,16 @@ def locked_write(path: str, data: bytes, mode: int = 0o644, stale: bool = False)
             f.write(data)
         os.replace(lock, path)
     except BaseException:
-        try:
-            os.unlink(lock)
-        except OSError:
-            pass
+        _drop(lock)
         raise
+
+
+def _drop(lock: str) -> None:
+    """Remove a lock file this process made, on the way out of a failed write."""
+    try:
+        os.unlink(lock)
+    except OSError:
+        pass
 
 
 # --------------------------------------------------------------------------- trees and commits
